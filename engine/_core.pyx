@@ -1,0 +1,619 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The compiled core: one C struct per position and the loops over it.
+
+Validation, notation and JSON live in plain Python (engine/state.py, notation.py, position.py);
+this module trusts its callers except in `check_move`, which the public API calls before
+`apply_move`. The differential tests compare everything here with engine/reference.py.
+"""
+from libc.string cimport memcpy, memset
+from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
+
+# Floor penalty of the first n occupied slots (1, 1, 2, 2, 2, 3, 3 by slot).
+cdef int32_t FLOOR_COST[8]
+FLOOR_COST[:] = [0, 1, 2, 4, 6, 8, 11, 14]
+
+# RUN[mask][pos]: length of the run of set bits through bit pos of a 5-bit mask.
+cdef uint8_t RUN[32][5]
+# POPCOUNT[m]: set bits of a 10-bit mask; LOWEST[m]: index of its lowest set bit.
+cdef uint8_t POPCOUNT[1024]
+cdef uint8_t LOWEST[1024]
+# SPREAD[m]: bit c of the 5-bit mask m moved to bit 8*c (a 5x5 bit transpose, one row at a time).
+cdef uint64_t SPREAD[32]
+
+cdef void _init_tables() noexcept:
+    cdef int m, p, lo, hi
+    for m in range(1024):
+        POPCOUNT[m] = 0
+        LOWEST[m] = 10
+        for p in range(9, -1, -1):
+            if (m >> p) & 1:
+                POPCOUNT[m] += 1
+                LOWEST[m] = p
+    for m in range(32):
+        SPREAD[m] = 0
+        for p in range(5):
+            if (m >> p) & 1:
+                SPREAD[m] |= (<uint64_t>1) << (8 * p)
+    for m in range(32):
+        for p in range(5):
+            if not (m >> p) & 1:
+                RUN[m][p] = 0
+                continue
+            lo = p
+            while lo > 0 and (m >> (lo - 1)) & 1:
+                lo -= 1
+            hi = p
+            while hi < 4 and (m >> (hi + 1)) & 1:
+                hi += 1
+            RUN[m][p] = hi - lo + 1
+
+_init_tables()
+
+# Error codes of check_move; engine/state.py turns them into messages.
+ERRORS = {
+    1: "not_draft", 2: "no_factory", 3: "no_colour", 4: "line_full", 5: "line_other",
+    6: "wall_row", 7: "not_tiling", 8: "wrong_line", 9: "square_taken", 10: "column_has",
+    11: "bad_code",
+}
+
+# ---------------------------------------------------------------- generator
+
+cdef uint64_t rng_next(Rng* r) noexcept nogil:
+    # splitmix64: the same numbers on every platform and Python version.
+    cdef uint64_t z
+    r.s += <uint64_t>0x9E3779B97F4A7C15
+    z = r.s
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil:
+    return <uint32_t>(((rng_next(r) >> 32) * n) >> 32)
+
+# ---------------------------------------------------------------- setup and dealing
+
+cdef void state_init(State* s, int players, bint gray) noexcept nogil:
+    cdef int p, k
+    memset(s, 0, sizeof(State))
+    s.players = players
+    s.factories = 2 * players + 1
+    s.gray = gray
+    s.phase = REFILL
+    s.marker = NO_SEAT
+    s.round = 1
+    for k in range(5):
+        s.bag[k] = 20
+    for p in range(4):
+        memset(s.boards[p].cell, EMPTY, 25)
+        for k in range(5):
+            set_line(&s.boards[p], k, EMPTY, 0)
+
+cdef inline int bag_bounds(const State* s, int* upto) noexcept nogil:
+    """upto[k]: bag tiles of colours 0..k, so a draw x < total is colour #{k < 4: x >= upto[k]}."""
+    upto[0] = s.bag[0]
+    upto[1] = upto[0] + s.bag[1]
+    upto[2] = upto[1] + s.bag[2]
+    upto[3] = upto[2] + s.bag[3]
+    return upto[3] + s.bag[4]
+
+cdef int deal_random(State* s, Rng* rng) noexcept nogil:
+    """Fill the factories in order from the bag, recycling the lid when the bag runs out."""
+    cdef int i, c, x, dealt = 0, upto[4]
+    cdef int in_bag = bag_bounds(s, upto)
+    for i in range(4 * s.factories):
+        if in_bag == 0:
+            for c in range(5):
+                s.bag[c] = s.lid[c]
+                s.lid[c] = 0
+            in_bag = bag_bounds(s, upto)
+            if in_bag == 0:
+                break
+        x = rng_below(rng, in_bag)
+        c = (x >= upto[0]) + (x >= upto[1]) + (x >= upto[2]) + (x >= upto[3])
+        s.bag[c] -= 1
+        s.source[i >> 2][c] += 1
+        in_bag -= 1
+        dealt += 1
+        upto[0] -= c < 1
+        upto[1] -= c < 2
+        upto[2] -= c < 3
+        upto[3] -= c < 4
+    start_round(s, dealt)
+    return dealt
+
+cdef void index_sources(State* s) noexcept nogil:
+    """Recompute which sources hold each colour (State.holders)."""
+    cdef int i, c
+    for c in range(5):
+        s.holders[c] = 0
+        for i in range(10):
+            if s.source[i][c]:
+                s.holders[c] |= 1 << i
+
+cdef void start_round(State* s, int dealt) noexcept nogil:
+    index_sources(s)
+    s.marker = NO_SEAT
+    s.remaining = dealt
+    if dealt == 0:
+        end_game(s)
+    else:
+        s.phase = DRAFT
+
+# ---------------------------------------------------------------- moves
+
+cdef inline void set_line(Board* b, int k, int colour, int count) noexcept nogil:
+    """Set pattern line k and refresh which colours it accepts (call after its wall row changes)."""
+    cdef uint64_t accepts = 0
+    b.line_colour[k] = colour if count else EMPTY
+    b.line_count[k] = count
+    if count == 0:
+        accepts = SPREAD[~b.row_colours[k] & 31]
+    elif count <= k:
+        accepts = SPREAD[1 << colour]
+    b.accept = (b.accept & ~(SPREAD[31] << k)) | (accepts << k)
+
+cdef inline int dest_mask(const Board* b, int c) noexcept nogil:
+    """Bit d set when destination d (line 0..4, floor 5) may take colour c."""
+    return ((b.accept >> (8 * c)) & 31) | (1 << FLOOR)
+
+cdef inline int tiling_line(const State* s) noexcept nogil:
+    """The topmost complete line of the seat to move (tiling phase), or -1."""
+    cdef const Board* b = &s.boards[s.to_move]
+    cdef int k
+    for k in range(5):
+        if b.line_count[k] == k + 1:
+            return k
+    return -1
+
+cdef inline int free_columns(const Board* b, int row, int c) noexcept nogil:
+    """Bit col set when the gray wall square (row, col) may take colour c."""
+    cdef int col, mask = 0
+    if (b.row_colours[row] >> c) & 1:
+        return 0
+    for col in range(5):
+        if not (b.row_mask[row] >> col) & 1 and not (b.col_colours[col] >> c) & 1:
+            mask |= 1 << col
+    return mask
+
+cdef int gen_moves(const State* s, int* out) noexcept nogil:
+    cdef int n = 0, i, src, c, d, k, masks[5]
+    cdef const uint8_t* counts
+    cdef const Board* b = &s.boards[s.to_move]
+    if s.phase == DRAFT:
+        for c in range(5):
+            masks[c] = dest_mask(b, c)
+        for i in range(s.factories + 1):
+            src = CENTRE if i == s.factories else i
+            counts = s.source[src]
+            for c in range(5):
+                if counts[c]:
+                    for d in range(6):
+                        if (masks[c] >> d) & 1:
+                            out[n] = (src * 5 + c) * 6 + d
+                            n += 1
+    elif s.phase == TILING:
+        k = tiling_line(s)
+        d = free_columns(b, k, b.line_colour[k])
+        for c in range(5):
+            if (d >> c) & 1:
+                out[n] = TILING_BASE + k * 5 + c
+                n += 1
+    return n
+
+cdef int check_move(const State* s, int code) noexcept nogil:
+    """0 when the move is legal, otherwise an error code (see ERRORS)."""
+    cdef int src, c, d, k, col
+    cdef const Board* b = &s.boards[s.to_move]
+    if code < 0 or code >= TILING_BASE + 25:
+        return 11
+    if code < TILING_BASE:
+        if s.phase != DRAFT:
+            return 1
+        src = code // 30
+        c = (code // 6) % 5
+        d = code % 6
+        if src != CENTRE and src >= s.factories:
+            return 2
+        if s.source[src][c] == 0:
+            return 3
+        if d == FLOOR:
+            return 0
+        if b.line_count[d] == d + 1:
+            return 4
+        if b.line_count[d] and b.line_colour[d] != c:
+            return 5
+        if (b.row_colours[d] >> c) & 1:
+            return 6
+        return 0
+    if s.phase != TILING:
+        return 7
+    k = (code - TILING_BASE) // 5
+    col = (code - TILING_BASE) % 5
+    if k != tiling_line(s):
+        return 8
+    if (b.row_mask[k] >> col) & 1:
+        return 9
+    if (b.col_colours[col] >> b.line_colour[k]) & 1:
+        return 10
+    return 0
+
+cdef inline void to_floor(State* s, Board* b, int c, int n) noexcept nogil:
+    while n > 0 and b.floor_n < 7:
+        b.floor[b.floor_n] = c
+        b.floor_n += 1
+        n -= 1
+    s.lid[c] += n
+
+cdef void apply_move(State* s, int code) noexcept nogil:
+    """Apply a legal move and every automatic step after it."""
+    cdef int src, c, d, n, o, put, k
+    cdef Board* b = &s.boards[s.to_move]
+    if code >= TILING_BASE:
+        k = (code - TILING_BASE) // 5
+        c = b.line_colour[k]
+        place(b, k, (code - TILING_BASE) % 5, c)
+        s.lid[c] += k
+        set_line(b, k, EMPTY, 0)
+        advance_tiling(s)
+        return
+    src = code // 30
+    c = (code // 6) % 5
+    d = code % 6
+    n = s.source[src][c]
+    s.source[src][c] = 0
+    s.holders[c] &= ~(1 << src)
+    if src == CENTRE:
+        if s.marker == NO_SEAT:
+            s.marker = s.to_move
+            if b.floor_n < 7:
+                b.floor[b.floor_n] = MARKER
+                b.floor_n += 1
+    else:
+        for o in range(5):
+            if s.source[src][o]:
+                s.source[CENTRE][o] += s.source[src][o]
+                s.source[src][o] = 0
+                s.holders[o] = (s.holders[o] & ~(1 << src)) | (1 << CENTRE)
+    s.remaining -= n
+    if d != FLOOR:
+        put = d + 1 - b.line_count[d]
+        if put > n:
+            put = n
+        set_line(b, d, c, b.line_count[d] + put)
+        n -= put
+    to_floor(s, b, c, n)
+    s.to_move += 1
+    if s.to_move == s.players:
+        s.to_move = 0
+    if s.remaining == 0:
+        end_draft(s)
+
+# ---------------------------------------------------------------- tiling and scoring
+
+cdef void place(Board* b, int row, int col, int c) noexcept nogil:
+    """Put a tile of colour c on the wall and score it at once."""
+    cdef int h, v, points
+    b.row_mask[row] |= 1 << col
+    b.col_mask[col] |= 1 << row
+    b.row_colours[row] |= 1 << c
+    b.col_colours[col] |= 1 << c
+    b.colour_count[c] += 1
+    b.cell[row * 5 + col] = c
+    h = RUN[b.row_mask[row]][col]
+    v = RUN[b.col_mask[col]][row]
+    points = (h if h > 1 else 0) + (v if v > 1 else 0)
+    b.score += points if points else 1
+
+cdef void end_draft(State* s) noexcept nogil:
+    cdef int p, k, c
+    cdef Board* b
+    if s.gray:
+        s.phase = TILING
+        s.to_move = 0
+        advance_tiling(s)
+        return
+    for p in range(s.players):
+        b = &s.boards[p]
+        for k in range(5):
+            if b.line_count[k] == k + 1:
+                c = b.line_colour[k]
+                place(b, k, (c + k) % 5, c)
+                s.lid[c] += k
+                set_line(b, k, EMPTY, 0)
+    end_round(s)
+
+cdef void advance_tiling(State* s) noexcept nogil:
+    """Gray wall: stop at the next complete line that has a choice; drop lines that have none."""
+    cdef int k, c
+    cdef Board* b
+    while s.to_move < s.players:
+        b = &s.boards[s.to_move]
+        for k in range(5):
+            if b.line_count[k] == k + 1:
+                c = b.line_colour[k]
+                if free_columns(b, k, c):
+                    return
+                set_line(b, k, EMPTY, 0)
+                to_floor(s, b, c, k + 1)
+        s.to_move += 1
+    end_round(s)
+
+cdef void end_round(State* s) noexcept nogil:
+    cdef int p, i, next_opener
+    cdef bint finished = False
+    cdef Board* b
+    for p in range(s.players):
+        b = &s.boards[p]
+        b.score -= FLOOR_COST[b.floor_n]
+        if b.score < 0:
+            b.score = 0
+        for i in range(b.floor_n):
+            if b.floor[i] != MARKER:
+                s.lid[b.floor[i]] += 1
+        b.floor_n = 0
+        for i in range(5):
+            if b.row_mask[i] == 31:
+                finished = True
+    next_opener = s.opener if s.marker == NO_SEAT else s.marker
+    s.to_move = next_opener
+    s.marker = next_opener
+    if finished or not can_still_end(s):
+        end_game(s)
+    else:
+        s.phase = REFILL
+        s.round += 1
+        s.opener = next_opener
+
+cdef bint can_still_end(const State* s) noexcept nogil:
+    """False when no seat can ever complete a wall row, so the game could never end.
+
+    A colour with no tile in bag or lid (at the end of a round) is frozen for good: its tiles are on
+    walls or in pattern lines that can never fill. A row is out of reach when its pattern line
+    holds a frozen colour, when it lacks a frozen colour, or (gray wall) when its missing colours
+    cannot all find distinct empty squares whose columns lack them.
+    """
+    cdef int p, r, c, frozen = 0, missing, sub, reach
+    cdef const Board* b
+    for c in range(5):
+        if s.bag[c] + s.lid[c] == 0:
+            frozen |= 1 << c
+    if frozen == 0 and not s.gray:
+        return True
+    for p in range(s.players):
+        b = &s.boards[p]
+        for r in range(5):
+            if b.line_count[r] and (frozen >> b.line_colour[r]) & 1:
+                continue
+            missing = ~b.row_colours[r] & 31
+            if missing & frozen:
+                continue
+            if not s.gray:
+                return True
+            # Hall's condition: every set of missing colours reaches as many free squares.
+            sub = missing
+            while sub:
+                reach = 0
+                for c in range(5):
+                    if (sub >> c) & 1:
+                        reach |= free_columns(b, r, c)
+                if POPCOUNT[reach] < POPCOUNT[sub]:
+                    break
+                sub = (sub - 1) & missing
+            if sub == 0:
+                return True
+    return False
+
+cdef void end_game(State* s) noexcept nogil:
+    cdef int p, i
+    cdef Board* b
+    for p in range(s.players):
+        b = &s.boards[p]
+        for i in range(5):
+            b.score += 2 * (b.row_mask[i] == 31) + 7 * (b.col_mask[i] == 31) + 10 * (b.colour_count[i] == 5)
+    s.phase = OVER
+
+# ---------------------------------------------------------------- random play
+
+cdef int random_move(const State* s, Rng* rng) noexcept nogil:
+    """A move drawn uniformly from the legal (source, colour, destination) triples, without listing them."""
+    cdef int c, k, r, col, total = 0, per_colour, holders
+    cdef int ways[5]
+    cdef uint64_t masks = 0
+    cdef const Board* b = &s.boards[s.to_move]
+    if s.phase == TILING:
+        k = tiling_line(s)
+        col = free_columns(b, k, b.line_colour[k])
+        for r in range(rng_below(rng, POPCOUNT[col])):
+            col &= col - 1
+        return TILING_BASE + k * 5 + LOWEST[col]
+    masks = b.accept
+    for c in range(5):
+        ways[c] = POPCOUNT[(masks >> (8 * c)) & 31] + 1
+        total += POPCOUNT[s.holders[c]] * ways[c]
+    r = rng_below(rng, total)
+    for c in range(5):
+        per_colour = POPCOUNT[s.holders[c]] * ways[c]
+        if r >= per_colour:
+            r -= per_colour
+            continue
+        # colour c, chosen with weight (sources holding it) x (destinations taking it); then
+        # source and destination uniformly: every legal triple has probability 1 / total.
+        holders = s.holders[c]
+        for k in range(rng_below(rng, POPCOUNT[holders])):
+            holders &= holders - 1
+        col = ((masks >> (8 * c)) & 31) | (1 << FLOOR)
+        for k in range(rng_below(rng, ways[c])):
+            col &= col - 1
+        return (LOWEST[holders] * 5 + c) * 6 + LOWEST[col]
+    return -1
+
+def random_playouts(long long games, int players=2, str variant="colored", seed=0):
+    """Play whole games of uniform random moves in C; return the totals."""
+    cdef State s
+    cdef Rng rng
+    cdef long long g, moves = 0, rounds = 0, score = 0
+    cdef int p
+    if players < 2 or players > 4:
+        raise ValueError(f"players must be 2, 3 or 4, not {players}")
+    if variant not in ("colored", "gray"):
+        raise ValueError(f"variant must be 'colored' or 'gray', not {variant!r}")
+    if games < 0:
+        raise ValueError(f"games must be at least 0, not {games}")
+    rng.s = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    cdef bint gray = variant == "gray"
+    with nogil:
+        for g in range(games):
+            state_init(&s, players, gray)
+            while s.phase != OVER:
+                if s.phase == REFILL:
+                    if deal_random(&s, &rng):
+                        rounds += 1
+                else:
+                    apply_move(&s, random_move(&s, &rng))
+                    moves += 1
+            for p in range(players):
+                score += s.boards[p].score
+    return {"games": games, "moves": moves, "rounds": rounds, "score": score}
+
+# ---------------------------------------------------------------- the Python-facing object
+
+cdef class Core:
+    """One position. engine.GameState wraps it; it checks nothing but moves."""
+    cdef State s
+
+    @staticmethod
+    def new(int players, bint gray):
+        cdef Core core = Core.__new__(Core)
+        state_init(&core.s, players, gray)
+        return core
+
+    def clone(self):
+        cdef Core core = Core.__new__(Core)
+        memcpy(&core.s, &self.s, sizeof(State))
+        return core
+
+    def __reduce__(self):
+        return (_core_from_bytes, (PyBytes_FromStringAndSize(<char*>&self.s, sizeof(State)),))
+
+    @property
+    def phase(self):
+        return self.s.phase
+
+    @property
+    def to_move(self):
+        return self.s.to_move
+
+    @property
+    def players(self):
+        return self.s.players
+
+    def scores(self):
+        return [self.s.boards[p].score for p in range(self.s.players)]
+
+    def legal_codes(self):
+        cdef int out[MAX_MOVES]
+        cdef int n = gen_moves(&self.s, out)
+        return [out[i] for i in range(n)]
+
+    def legal_moves(self, list table):
+        """The legal moves as table[code] objects (interned Move instances)."""
+        cdef int out[MAX_MOVES]
+        cdef int n = gen_moves(&self.s, out)
+        return [table[out[i]] for i in range(n)]
+
+    def check(self, int code):
+        return check_move(&self.s, code)
+
+    def play(self, int code):
+        """Apply the move if legal; return 0, or the error code and change nothing."""
+        cdef int err = check_move(&self.s, code)
+        if err == 0:
+            apply_move(&self.s, code)
+        return err
+
+    def deal_seed(self, seed):
+        cdef Rng rng
+        rng.s = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+        return deal_random(&self.s, &rng)
+
+    def deal_forced(self, factories, bag, lid):
+        """Install a deal already checked in Python: factory counts, and the bag and lid after it."""
+        cdef int f, c, dealt = 0
+        for f in range(self.s.factories):
+            for c in range(5):
+                self.s.source[f][c] = factories[f][c]
+                dealt += factories[f][c]
+        for c in range(5):
+            self.s.bag[c] = bag[c]
+            self.s.lid[c] = lid[c]
+        start_round(&self.s, dealt)
+        return dealt
+
+    def export(self):
+        """The raw position: plain Python values that engine/state.py turns into JSON."""
+        cdef Board* b
+        boards = []
+        for p in range(self.s.players):
+            b = &self.s.boards[p]
+            boards.append((
+                b.score,
+                [(b.line_colour[k], b.line_count[k]) for k in range(5)],
+                [b.cell[i] for i in range(25)],
+                [b.floor[i] for i in range(b.floor_n)],
+            ))
+        return {
+            "players": self.s.players, "gray": bool(self.s.gray), "phase": self.s.phase,
+            "round": self.s.round, "to_move": self.s.to_move, "opener": self.s.opener,
+            "marker": None if self.s.marker == NO_SEAT else self.s.marker,
+            "factories": [[self.s.source[f][c] for c in range(5)] for f in range(self.s.factories)],
+            "center": [self.s.source[CENTRE][c] for c in range(5)],
+            "bag": [self.s.bag[c] for c in range(5)], "lid": [self.s.lid[c] for c in range(5)],
+            "boards": boards,
+        }
+
+    @staticmethod
+    def load(dict raw):
+        """Build a core from export()'s shape (already validated in Python)."""
+        cdef Core core = Core.__new__(Core)
+        cdef State* s = &core.s
+        cdef Board* b
+        cdef int p, k, i, c
+        state_init(s, raw["players"], raw["gray"])
+        s.phase = raw["phase"]
+        s.round = raw["round"]
+        s.to_move = raw["to_move"]
+        s.opener = raw["opener"]
+        s.marker = NO_SEAT if raw["marker"] is None else raw["marker"]
+        for f, counts in enumerate(raw["factories"]):
+            for c in range(5):
+                s.source[f][c] = counts[c]
+                s.remaining += counts[c]
+        for c in range(5):
+            s.source[CENTRE][c] = raw["center"][c]
+            s.remaining += raw["center"][c]
+            s.bag[c] = raw["bag"][c]
+            s.lid[c] = raw["lid"][c]
+        for p, (score, lines, cells, floor) in enumerate(raw["boards"]):
+            b = &s.boards[p]
+            b.score = score
+            for i in range(25):
+                if cells[i] != EMPTY:
+                    place(b, i // 5, i % 5, cells[i])
+            for k in range(5):
+                set_line(b, k, lines[k][0], lines[k][1])
+            b.score = score
+            for i, slot in enumerate(floor):
+                b.floor[i] = slot
+            b.floor_n = len(floor)
+        index_sources(s)
+        return core
+
+
+def _core_from_bytes(bytes data):
+    cdef Core core = Core.__new__(Core)
+    if PyBytes_GET_SIZE(data) != sizeof(State):
+        raise ValueError("pickled engine state has the wrong size (built by another engine version?)")
+    memcpy(&core.s, PyBytes_AS_STRING(data), sizeof(State))
+    return core
+
+

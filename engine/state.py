@@ -1,0 +1,246 @@
+"""The public GameState: the compiled core behind a checked, documented Python API (SPEC section 4)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from ._core import Core
+from .errors import IllegalMoveError
+from .notation import COLOUR_NAMES, COLOURS, MOVES, Move
+from .position import ranks, read_position
+
+PHASES = ("draft", "tiling", "refill", "over")
+VARIANTS = ("colored", "gray")
+MARKER_SLOT = 5
+EMPTY = 255
+
+
+class GameState:
+    """One Azul position. Build it with ``new_game`` or ``GameState.from_json``."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: Core):
+        self._core = core
+
+    # ------------------------------------------------------------ reading the position
+    @property
+    def phase(self) -> str:
+        return PHASES[self._core.phase]
+
+    @property
+    def players(self) -> int:
+        return self._core.players
+
+    @property
+    def to_move(self) -> int:
+        return self._core.to_move
+
+    @property
+    def scores(self) -> list[int]:
+        return self._core.scores()
+
+    @property
+    def is_over(self) -> bool:
+        return self._core.phase == 3
+
+    def legal_moves(self) -> list[Move]:
+        """The legal moves in notation order (empty in phases refill and over)."""
+        return self._core.legal_moves(MOVES)
+
+    def clone(self) -> GameState:
+        return GameState(self._core.clone())
+
+    def __copy__(self) -> GameState:
+        return self.clone()
+
+    def __deepcopy__(self, memo) -> GameState:
+        return self.clone()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GameState):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    __hash__ = None  # a position changes as it is played
+
+    def __repr__(self) -> str:
+        j = self.to_json()
+        return (f"<GameState {j['players']}p {j['variant']} round {j['round']} {j['phase']}, "
+                f"seat {j['to_move']} to move, scores {self.scores}>")
+
+    # ------------------------------------------------------------ changing it
+    def play(self, move: Move | str) -> None:
+        """Apply one move; raise IllegalMoveError (and change nothing) if the rules forbid it."""
+        move = move if type(move) is Move else Move.parse(move)
+        err = self._core.play(move.code)
+        if err:
+            raise IllegalMoveError(f"illegal move {move}: {self._reason(err, move)}")
+
+    def deal(self, seed: int | None = None, factories: list[str] | None = None) -> None:
+        """Deal the next round: drawn from ``seed``, or the given factory strings (checked)."""
+        if (seed is None) == (factories is None):
+            raise ValueError("deal: give exactly one of seed= or factories=")
+        if self.phase != "refill":
+            raise IllegalMoveError(f"deal: not the refill phase (the phase is {self.phase})")
+        if seed is not None:
+            if not isinstance(seed, int) or isinstance(seed, bool):
+                raise ValueError(f"deal: seed must be an integer, not {seed!r}")
+            self._core.deal_seed(seed)
+            return
+        raw = self._core.export()
+        counts, bag, lid = forced_deal(factories, raw["bag"], raw["lid"], len(raw["factories"]))
+        self._core.deal_forced(counts, bag, lid)
+
+    # ------------------------------------------------------------ JSON
+    def to_json(self) -> dict:
+        """The position as an ``azul-position/1`` dict."""
+        raw = self._core.export()
+        boards = [_board_json(b) for b in raw["boards"]]
+        obj = {
+            "format": "azul-position/1",
+            "variant": "gray" if raw["gray"] else "colored",
+            "players": raw["players"],
+            "round": raw["round"],
+            "phase": PHASES[raw["phase"]],
+            "to_move": raw["to_move"],
+            "opener": raw["opener"],
+            "factories": [_letters(f) for f in raw["factories"]],
+            "center": _letters(raw["center"]),
+            "marker": "center" if raw["marker"] is None else raw["marker"],
+            "bag": dict(zip(COLOURS, raw["bag"])),
+            "lid": dict(zip(COLOURS, raw["lid"])),
+            "boards": boards,
+        }
+        if obj["phase"] == "over":
+            rows = [sum(r.count(".") == 0 for r in b["wall"]) for b in boards]
+            obj["ranks"] = ranks([b["score"] for b in boards], rows)
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: dict | str) -> GameState:
+        """Read a position (dict or JSON text); raise InvalidPositionError naming what is wrong."""
+        pos = read_position(obj)
+        return cls(Core.load(_raw(pos)))
+
+    # ------------------------------------------------------------ messages
+    def _reason(self, err: int, move: Move) -> str:
+        raw = self._core.export()
+        seat = raw["to_move"]
+        lines = raw["boards"][seat][1]
+        phase = PHASES[raw["phase"]]
+        colour = COLOUR_NAMES[COLOURS.index(move.colour)] if move.colour else None
+        if err == 1:
+            due = ", a deal is due" if phase == "refill" else ""
+            return f"not the drafting phase (the phase is {phase}{due})"
+        if err == 2:
+            n = len(raw["factories"])
+            return f"factory {move.factory} does not exist: a {raw['players']}-player game has {n} factories"
+        if err == 3:
+            where = "the centre" if move.from_center else f"factory {move.factory}"
+            return f"{where} has no {colour}"
+        if err == 4:
+            return f"line {move.line} is full"
+        if err == 5:
+            held = COLOUR_NAMES[lines[move.line - 1][0]]
+            return f"line {move.line} holds {held}"
+        if err == 6:
+            return f"wall row {move.line} already has {colour}"
+        if err == 7:
+            return f"not the tiling phase (the phase is {phase}; tiling moves exist only on the gray wall)"
+        if err == 8:
+            nxt = next(k for k in range(5) if lines[k][1] == k + 1) + 1
+            return f"seat {seat} tiles line {nxt} next, not line {move.line}"
+        if err == 9:
+            return f"wall row {move.line} column {move.column} is already filled"
+        if err == 10:
+            held = COLOUR_NAMES[lines[move.line - 1][0]]
+            return f"wall column {move.column} already has {held}"
+        return f"unknown error code {err}"
+
+
+def new_game(players: int = 2, variant: str = "colored", seed: int | None = None) -> GameState:
+    """A new game; with a seed, round 1 is dealt from it (seat 0 to move), else phase is refill."""
+    if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+        raise ValueError(f"players must be 2, 3 or 4, not {players!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be 'colored' or 'gray', not {variant!r}")
+    state = GameState(Core.new(players, variant == "gray"))
+    if seed is not None:
+        state.deal(seed=seed)
+    return state
+
+
+def forced_deal(factories, bag: list[int], lid: list[int], n_factories: int):
+    """Check a forced deal against bag and lid; return the factory counts and the bag and lid after."""
+    if not isinstance(factories, (list, tuple)) or not all(isinstance(f, str) for f in factories):
+        raise ValueError("deal: factories must be a list of strings like 'BBRY'")
+    if len(factories) != n_factories:
+        raise ValueError(f"deal: {len(factories)} factories given, this game has {n_factories}")
+    counts = []
+    for i, text in enumerate(factories, 1):
+        bad = set(text.upper()) - set(COLOURS)
+        if bad:
+            raise ValueError(f"deal: factory {i} {text!r} has {''.join(sorted(bad))}, not a colour of {COLOURS}")
+        if len(text) > 4:
+            raise ValueError(f"deal: factory {i} {text!r} has {len(text)} tiles, at most 4")
+        c = Counter(text.upper())
+        counts.append([c[x] for x in COLOURS])
+    sizes = [sum(c) for c in counts]
+    need = min(4 * n_factories, sum(bag) + sum(lid))
+    if sum(sizes) != need:
+        raise ValueError(f"deal: {sum(sizes)} tiles given, the deal draws {need} "
+                         f"(bag {sum(bag)}, lid {sum(lid)}, {n_factories} factories of 4)")
+    for i in range(1, n_factories):
+        if sizes[i] and sizes[i - 1] < 4:
+            raise ValueError(f"deal: factory {i} has {sizes[i - 1]} tiles but factory {i + 1} has some: "
+                             "factories are filled in order, four each")
+    dealt = [sum(c[k] for c in counts) for k in range(5)]
+    if sum(bag) >= need:
+        for k in range(5):
+            if dealt[k] > bag[k]:
+                raise ValueError(f"deal: {dealt[k]} {COLOUR_NAMES[k]} dealt, the bag holds {bag[k]} "
+                                 "(the lid is used only once the bag is empty)")
+        return counts, [bag[k] - dealt[k] for k in range(5)], list(lid)
+    for k in range(5):
+        if dealt[k] < bag[k]:
+            raise ValueError(f"deal: the bag's {bag[k]} {COLOUR_NAMES[k]} must all be dealt before the lid "
+                             f"is recycled, only {dealt[k]} given")
+        if dealt[k] - bag[k] > lid[k]:
+            raise ValueError(f"deal: {dealt[k]} {COLOUR_NAMES[k]} dealt, bag and lid hold {bag[k] + lid[k]}")
+    return counts, [lid[k] - (dealt[k] - bag[k]) for k in range(5)], [0] * 5
+
+
+def _letters(counts) -> str:
+    return "".join(COLOURS[c] * n for c, n in enumerate(counts))
+
+
+def _board_json(board) -> dict:
+    score, lines, cells, floor = board
+    return {
+        "score": score,
+        "lines": [COLOURS[c] * n if n else "" for c, n in lines],
+        "wall": ["".join("." if x == EMPTY else COLOURS[x] for x in cells[r * 5:r * 5 + 5]) for r in range(5)],
+        "floor": "".join("1" if x == MARKER_SLOT else COLOURS[x] for x in floor),
+    }
+
+
+def _counts(text: str) -> list[int]:
+    return [text.count(c) for c in COLOURS]
+
+
+def _raw(pos: dict) -> dict:
+    """A validated position dict in the shape Core.load reads."""
+    boards = []
+    for b in pos["boards"]:
+        lines = [(COLOURS.index(line[0]) if line else 0, len(line)) for line in b["lines"]]
+        cells = [EMPTY if x == "." else COLOURS.index(x) for row in b["wall"] for x in row]
+        floor = [MARKER_SLOT if x == "1" else COLOURS.index(x) for x in b["floor"]]
+        boards.append((b["score"], lines, cells, floor))
+    return {
+        "players": pos["players"], "gray": pos["variant"] == "gray", "phase": PHASES.index(pos["phase"]),
+        "round": pos["round"], "to_move": pos["to_move"], "opener": pos["opener"],
+        "marker": None if pos["marker"] == "center" else pos["marker"],
+        "factories": [_counts(f) for f in pos["factories"]], "center": _counts(pos["center"]),
+        "bag": [pos["bag"][c] for c in COLOURS], "lid": [pos["lid"][c] for c in COLOURS],
+        "boards": boards,
+    }
