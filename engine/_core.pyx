@@ -132,11 +132,11 @@ cdef void index_sources(State* s) noexcept nogil:
 
 cdef void start_round(State* s, int dealt) noexcept nogil:
     index_sources(s)
-    s.marker = NO_SEAT
     s.remaining = dealt
-    if dealt == 0:
+    if dealt == 0:      # no tile can ever move again: over, the marker still with the next opener
         end_game(s)
     else:
+        s.marker = NO_SEAT
         s.phase = DRAFT
 
 # ---------------------------------------------------------------- moves
@@ -507,6 +507,14 @@ cdef class Core:
     def players(self):
         return self.s.players
 
+    @property
+    def gray(self):
+        return self.s.gray
+
+    @property
+    def round(self):
+        return self.s.round
+
     def scores(self):
         return [self.s.boards[p].score for p in range(self.s.players)]
 
@@ -520,6 +528,10 @@ cdef class Core:
         cdef int out[MAX_MOVES]
         cdef int n = gen_moves(&self.s, out)
         return [table[out[i]] for i in range(n)]
+
+    def can_still_end(self):
+        """Whether some seat could still complete a wall row (see can_still_end in C)."""
+        return can_still_end(&self.s)
 
     def check(self, int code):
         return check_move(&self.s, code)

@@ -97,7 +97,7 @@ class Move:
         if isinstance(other, Move):
             return self.code == other.code
         if isinstance(other, str):
-            return self._text == other.upper()
+            return self._text == other  # the canonical text only, so equal things hash alike
         return NotImplemented
 
     def __hash__(self) -> int:

@@ -6,6 +6,8 @@ imports nothing from the rest of ``engine`` on purpose, so that it can check the
 It is written to be read, not to be fast.
 """
 
+from itertools import permutations
+
 COLOURS = "BYRKW"
 FLOOR_COSTS = (1, 1, 2, 2, 2, 3, 3)
 FLOOR_SLOTS = len(FLOOR_COSTS)
@@ -284,12 +286,37 @@ def _end_round(pos):
     next_opener = pos["opener"] if pos["marker"] == "center" else pos["marker"]
     pos["to_move"] = next_opener
     pos["marker"] = next_opener
-    if any(_complete_rows(board["wall"]) for board in pos["boards"]):
+    if any(_complete_rows(board["wall"]) for board in pos["boards"]) or not _can_still_end(pos):
         return _finish(pos)
     pos["phase"] = "refill"
     pos["round"] += 1
     pos["opener"] = next_opener
     return pos
+
+
+def _can_still_end(pos):
+    """Whether any seat could ever complete a wall row (docs/rules.md, games that cannot end).
+
+    A colour with no tile in bag or lid at the end of a round is frozen for good. A row is
+    reachable when its pattern line holds no frozen colour and none of its missing colours is
+    frozen; on the gray wall its missing colours also need distinct empty squares whose columns
+    lack them.
+    """
+    frozen = {c for c in COLOURS if pos["bag"][c] + pos["lid"][c] == 0}
+    for board in pos["boards"]:
+        wall = board["wall"]
+        for row in range(5):
+            line = board["lines"][row]
+            missing = [c for c in COLOURS if c not in wall[row]]
+            if (line and line[0] in frozen) or frozen.intersection(missing):
+                continue
+            if pos["variant"] == "colored":
+                return True
+            empty = [col for col in range(5) if wall[row][col] == "."]
+            for columns in permutations(empty):
+                if all(c not in (wall[r][col] for r in range(5)) for c, col in zip(missing, columns)):
+                    return True
+    return False
 
 
 def _finish(pos):

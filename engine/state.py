@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ._core import Core
-from .errors import IllegalMoveError
+from .errors import IllegalMoveError, InvalidPositionError
 from .notation import COLOUR_NAMES, COLOURS, MOVES, Move
 from .position import ranks, read_position
 
@@ -30,6 +30,14 @@ class GameState:
     @property
     def players(self) -> int:
         return self._core.players
+
+    @property
+    def variant(self) -> str:
+        return VARIANTS[self._core.gray]
+
+    @property
+    def round(self) -> int:
+        return self._core.round
 
     @property
     def to_move(self) -> int:
@@ -120,7 +128,13 @@ class GameState:
     def from_json(cls, obj: dict | str) -> GameState:
         """Read a position (dict or JSON text); raise InvalidPositionError naming what is wrong."""
         pos = read_position(obj)
-        return cls(Core.load(_raw(pos)))
+        core = Core.load(_raw(pos))
+        if pos["phase"] == "over" and core.can_still_end() and not any(
+                "." not in row for b in pos["boards"] for row in b["wall"]):
+            raise InvalidPositionError(
+                "phase: over, but no board has a complete wall row and the game could still end "
+                "(a game ends after a complete row, an empty deal, or when no row can ever be completed)")
+        return cls(core)
 
     # ------------------------------------------------------------ messages
     def _reason(self, err: int, move: Move) -> str:
@@ -171,7 +185,11 @@ def new_game(players: int = 2, variant: str = "colored", seed: int | None = None
 
 
 def forced_deal(factories, bag: list[int], lid: list[int], n_factories: int):
-    """Check a forced deal against bag and lid; return the factory counts and the bag and lid after."""
+    """Check a forced deal against bag and lid; return the factory counts and the bag and lid after.
+
+    The deal must be one that drawing could produce: factories filled in order, four each, from
+    the bag; when the bag runs out the whole lid moves into it and drawing goes on.
+    """
     if not isinstance(factories, (list, tuple)) or not all(isinstance(f, str) for f in factories):
         raise ValueError("deal: factories must be a list of strings like 'BBRY'")
     if len(factories) != n_factories:
@@ -181,30 +199,31 @@ def forced_deal(factories, bag: list[int], lid: list[int], n_factories: int):
         bad = set(text.upper()) - set(COLOURS)
         if bad:
             raise ValueError(f"deal: factory {i} {text!r} has {''.join(sorted(bad))}, not a colour of {COLOURS}")
-        if len(text) > 4:
-            raise ValueError(f"deal: factory {i} {text!r} has {len(text)} tiles, at most 4")
         c = Counter(text.upper())
         counts.append([c[x] for x in COLOURS])
+    in_bag = sum(bag)
+    need = min(4 * n_factories, in_bag + sum(lid))
     sizes = [sum(c) for c in counts]
-    need = min(4 * n_factories, sum(bag) + sum(lid))
-    if sum(sizes) != need:
-        raise ValueError(f"deal: {sum(sizes)} tiles given, the deal draws {need} "
-                         f"(bag {sum(bag)}, lid {sum(lid)}, {n_factories} factories of 4)")
-    for i in range(1, n_factories):
-        if sizes[i] and sizes[i - 1] < 4:
-            raise ValueError(f"deal: factory {i} has {sizes[i - 1]} tiles but factory {i + 1} has some: "
-                             "factories are filled in order, four each")
+    expected = [max(0, min(4, need - 4 * i)) for i in range(n_factories)]
+    if sizes != expected:
+        raise ValueError(f"deal: factory sizes {sizes}, drawing gives {expected} "
+                         f"(bag {in_bag}, lid {sum(lid)}: four per factory, in order, while tiles last)")
     dealt = [sum(c[k] for c in counts) for k in range(5)]
-    if sum(bag) >= need:
+    if in_bag >= need:
         for k in range(5):
             if dealt[k] > bag[k]:
                 raise ValueError(f"deal: {dealt[k]} {COLOUR_NAMES[k]} dealt, the bag holds {bag[k]} "
                                  "(the lid is used only once the bag is empty)")
         return counts, [bag[k] - dealt[k] for k in range(5)], list(lid)
+    # The first in_bag draws empty the bag: factories before `split` come from the bag alone,
+    # factory `split` holds the rest of the bag, and everything after comes from the lid.
+    split = in_bag // 4
+    early = [sum(c[k] for c in counts[:split]) for k in range(5)]
     for k in range(5):
-        if dealt[k] < bag[k]:
-            raise ValueError(f"deal: the bag's {bag[k]} {COLOUR_NAMES[k]} must all be dealt before the lid "
-                             f"is recycled, only {dealt[k]} given")
+        rest = bag[k] - early[k]
+        if rest < 0 or rest > counts[split][k]:
+            raise ValueError(f"deal: the bag's {bag[k]} {COLOUR_NAMES[k]} must be drawn first, filling "
+                             f"factories 1 to {split + 1} before the lid is recycled")
         if dealt[k] - bag[k] > lid[k]:
             raise ValueError(f"deal: {dealt[k]} {COLOUR_NAMES[k]} dealt, bag and lid hold {bag[k] + lid[k]}")
     return counts, [lid[k] - (dealt[k] - bag[k]) for k in range(5)], [0] * 5

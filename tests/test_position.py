@@ -304,7 +304,6 @@ CASES = [
     # phase over
     ("over", {"factories/4": "W"}, r"^factories\[4\]: holds W, factories are empty in phase over"),
     ("over", {"boards/1/lines/2": "RRR"}, r"^boards\[1\]\.lines\[2\]: line 3 is complete, complete lines are tiled"),
-    ("over", {"boards/0/wall/0": "BYR.W"}, r"^boards: no board has a complete wall row and bag or lid holds tiles"),
     ("over", {"marker": 1}, r"^marker: 1, in phase over marker and to_move name the next opener \(0\)"),
     ("over", {"ranks": DELETE}, r"^ranks: missing, a position in phase over gives every seat's rank"),
     ("draft", {"ranks": [1, 2]}, r"^ranks: only a position in phase over has ranks, this one is in phase draft"),
