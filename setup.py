@@ -1,9 +1,13 @@
-"""Builds the compiled core (engine/_core.pyx); everything else is declared in pyproject.toml."""
+"""Builds the compiled parts (engine core, bot policies, MCTS); the rest is in pyproject.toml."""
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+FLAGS = ["-O3", "-funroll-loops"]
+
 extensions = [
-    Extension("engine._core", ["engine/_core.pyx"], extra_compile_args=["-O3", "-funroll-loops"]),
+    Extension("engine._core", ["engine/_core.pyx"], extra_compile_args=FLAGS),
+    Extension("bots._policies", ["bots/_policies.pyx"], extra_compile_args=FLAGS),
+    Extension("bots._mcts", ["bots/_mcts.pyx"], extra_compile_args=FLAGS),
 ]
 
-setup(ext_modules=cythonize(extensions, language_level=3))
+setup(ext_modules=cythonize(extensions, language_level=3, include_path=["."]))

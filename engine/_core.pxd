@@ -60,3 +60,8 @@ cdef void apply_move(State* s, int code) noexcept nogil
 cdef int random_move(const State* s, Rng* rng) noexcept nogil
 cdef uint64_t rng_next(Rng* r) noexcept nogil
 cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil
+
+
+cdef class Core:
+    """One position (engine.GameState wraps it). Other Cython modules read and play on `s`."""
+    cdef State s

@@ -479,7 +479,6 @@ def random_playouts(long long games, int players=2, str variant="colored", seed=
 
 cdef class Core:
     """One position. engine.GameState wraps it; it checks nothing but moves."""
-    cdef State s
 
     @staticmethod
     def new(int players, bint gray):

@@ -1,0 +1,32 @@
+"""The one small interface every bot implements."""
+from __future__ import annotations
+
+import random
+
+from engine import GameState, Move
+
+
+class Bot:
+    """A player: built with its parameters and a seed, asked for one move at a time.
+
+    A bot draws randomness only from its own generator (seeded from ``seed``), so a game with
+    the same seeds and deals is reproduced exactly. ``act`` never changes the state it is shown.
+    """
+
+    type_name = "bot"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    @property
+    def name(self) -> str:
+        """A short label for tables and records, e.g. ``mcts(iterations=5000)``."""
+        return self.type_name
+
+    def reset(self) -> None:
+        """Called at the start of each game; bots with memory between moves clear it here."""
+
+    def act(self, state: GameState) -> Move:
+        """A legal move for ``state.to_move`` (draft or gray tiling move)."""
+        raise NotImplementedError

@@ -1,0 +1,16 @@
+"""The random bot: every legal move equally likely."""
+from __future__ import annotations
+
+from engine import GameState, Move
+
+from .base import Bot
+from .registry import register
+
+
+@register("random")
+class RandomBot(Bot):
+    def act(self, state: GameState) -> Move:
+        moves = state.legal_moves()
+        if not moves:
+            raise ValueError(f"random: no legal move in phase {state.phase}")
+        return self.rng.choice(moves)
