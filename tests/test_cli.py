@@ -14,25 +14,7 @@ from engine import GameState, new_game
 runner = CliRunner()
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "cli.md"
 
-SPEC_EXAMPLE = """{
-  "format": "azul-position/1",
-  "variant": "colored",
-  "players": 2,
-  "round": 1,
-  "phase": "draft",
-  "to_move": 1,
-  "opener": 0,
-  "factories": ["BBRY", "KWWY", "", "RRRR", "BYKW"],
-  "center": "RY",
-  "marker": "center",
-  "bag": {"B": 15, "Y": 16, "R": 14, "K": 18, "W": 17},
-  "lid": {"B": 0, "Y": 0, "R": 0, "K": 0, "W": 0},
-  "boards": [
-    {"score": 0, "lines": ["", "BB", "", "", ""], "wall": [".....", ".....", ".....", ".....", "....."], "floor": ""},
-    {"score": 0, "lines": ["", "", "", "", ""], "wall": [".....", ".....", ".....", ".....", "....."], "floor": ""}
-  ]
-}
-"""
+SPEC_EXAMPLE = (Path(__file__).parent / "data" / "spec_example.json").read_text()  # SPEC section 3
 
 
 @pytest.fixture
