@@ -58,6 +58,9 @@ class GameState:
     def clone(self) -> GameState:
         return GameState(self._core.clone())
 
+    def __reduce__(self):
+        return (GameState, (self._core,))
+
     def __copy__(self) -> GameState:
         return self.clone()
 
