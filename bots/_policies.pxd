@@ -3,7 +3,16 @@
 from engine._core cimport State, Rng
 
 cdef struct Weights:
-    double placeholder          # the heuristic's weights; fields defined with the heuristic
+    # The heuristic's weights (docs/bots.md explains each; default_weights sets the defaults).
+    double line          # partial pattern lines: weight on (chance to complete) x (points it scores)
+    double later         # chance a line short of tiles this round completes in a later round
+    double column        # weight on the column bonus (7) potential, (tiles / 5)^2 of it
+    double row           # weight on the row bonus (2) potential
+    double colour_set    # weight on the colour-set bonus (10) potential
+    double floor_risk    # points per tile this seat is likely to be forced to floor this round
+    double marker        # points for opening the next round (holding the marker)
+    double denial        # weight on the best opponent's value (1: pure difference)
+    double reply         # weight on the next player's best immediate (greedy) reply value
 
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil
 cdef int heuristic_move(const State* s, Rng* rng, const Weights* w) noexcept nogil

@@ -1,19 +1,356 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""Placeholder bodies with the final signatures (greedy and heuristic land next)."""
-from engine._core cimport State, Rng, random_move
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The greedy and heuristic policies and the position evaluation, in C over the engine's State.
 
+Everything above `Policy` is nogil C with no allocation, so MCTS rollouts can call it
+(cimport greedy_move, heuristic_move, evaluate, default_weights from bots._policies).
+docs/bots.md describes what each policy values; tests/test_policies.py checks it.
+"""
+from libc.string cimport memcpy
+from libc.stdint cimport uint8_t, uint64_t
+from engine._core cimport (
+    State, Board, Rng, Core, gen_moves, apply_move, rng_below,
+    CENTRE, FLOOR, NO_SEAT, TILING_BASE, MAX_MOVES, DRAFT, TILING, REFILL, OVER,
+)
+
+# FLOOR_COST[n]: penalty of n occupied floor slots; RUN[mask][p]: run of set bits through bit p.
+cdef int FLOOR_COST[8]
+FLOOR_COST[:] = [0, 1, 2, 4, 6, 8, 11, 14]
+cdef uint8_t RUN[32][5]
+cdef uint8_t POP[32]
+
+cdef void _init_tables() noexcept:
+    cdef int m, p, lo, hi
+    for m in range(32):
+        POP[m] = 0
+        for p in range(5):
+            POP[m] += (m >> p) & 1
+            RUN[m][p] = 0
+            if (m >> p) & 1:
+                lo = p
+                while lo > 0 and (m >> (lo - 1)) & 1:
+                    lo -= 1
+                hi = p
+                while hi < 4 and (m >> (hi + 1)) & 1:
+                    hi += 1
+                RUN[m][p] = hi - lo + 1
+
+_init_tables()
+
+cdef double EPS = 1e-9
+
+# ---------------------------------------------------------------- the wall after this round's tiling
+
+cdef struct Wall:
+    uint8_t row_mask[5]       # bit col: square (row, col) holds a tile
+    uint8_t col_mask[5]       # bit row
+    uint8_t row_colours[5]    # bit c: colour c is in that row
+    uint8_t col_colours[5]    # bit c: colour c is in that column
+    uint8_t colour_count[5]
+    int points                # wall points the projected tiling scores
+    int floor_n               # floor slots filled after it (gray lines with no square fall), <= 7
+
+cdef inline void wall_of(const Board* b, Wall* w) noexcept nogil:
+    memcpy(w.row_mask, b.row_mask, 5)
+    memcpy(w.col_mask, b.col_mask, 5)
+    memcpy(w.row_colours, b.row_colours, 5)
+    memcpy(w.col_colours, b.col_colours, 5)
+    memcpy(w.colour_count, b.colour_count, 5)
+    w.points = 0
+    w.floor_n = b.floor_n
+
+cdef inline int place_points(const Wall* w, int row, int col) noexcept nogil:
+    """Points a tile placed at (row, col) scores now (the rules' horizontal + vertical runs)."""
+    cdef int h = RUN[w.row_mask[row] | (1 << col)][col]
+    cdef int v = RUN[w.col_mask[col] | (1 << row)][row]
+    cdef int pts = (h if h > 1 else 0) + (v if v > 1 else 0)
+    return pts if pts else 1
+
+cdef inline void put(Wall* w, int row, int col, int c) noexcept nogil:
+    w.points += place_points(w, row, col)
+    w.row_mask[row] |= 1 << col
+    w.col_mask[col] |= 1 << row
+    w.row_colours[row] |= 1 << c
+    w.col_colours[col] |= 1 << c
+    w.colour_count[c] += 1
+
+cdef inline int gray_columns(const Wall* w, int row, int c) noexcept nogil:
+    """Bit col set when the gray square (row, col) may take colour c."""
+    cdef int col, mask = 0
+    if (w.row_colours[row] >> c) & 1:
+        return 0
+    for col in range(5):
+        if not (w.row_mask[row] >> col) & 1 and not (w.col_colours[col] >> c) & 1:
+            mask |= 1 << col
+    return mask
+
+cdef int best_column(const Wall* w, int row, int c) noexcept nogil:
+    """Gray wall: the legal column scoring most now (then the fuller column, then the leftmost); -1 if none."""
+    cdef int col, key, best = -1, best_key = -1, mask = gray_columns(w, row, c)
+    for col in range(5):
+        if (mask >> col) & 1:
+            key = place_points(w, row, col) * 8 + POP[w.col_mask[col]]
+            if key > best_key:
+                best_key = key
+                best = col
+    return best
+
+cdef inline int line_column(const Wall* w, bint gray, int k, int c) noexcept nogil:
+    return best_column(w, k, c) if gray else (c + k) % 5
+
+cdef void project(const Board* b, bint gray, Wall* w) noexcept nogil:
+    """The wall after tiling the board's complete lines top to bottom (gray: best column each)."""
+    cdef int k, c, col
+    wall_of(b, w)
+    for k in range(5):
+        if b.line_count[k] == k + 1:
+            c = b.line_colour[k]
+            col = line_column(w, gray, k, c)
+            if col < 0:
+                w.floor_n = w.floor_n + k + 1 if w.floor_n + k + 1 < 7 else 7
+            else:
+                put(w, k, col, c)
+
+cdef inline int round_value(const Board* b, bint gray) noexcept nogil:
+    """Wall points this round's tiling makes certain, minus the floor's penalty."""
+    cdef Wall w
+    project(b, gray, &w)
+    return w.points - FLOOR_COST[w.floor_n]
+
+# ---------------------------------------------------------------- greedy
+
+cdef int draft_value(const State* s, const Board* b, int code, int base, int* placed) noexcept nogil:
+    """Greedy's value of a draft move: the change in round_value it causes."""
+    cdef Board t
+    cdef int src = code // 30, c = (code // 6) % 5, d = code % 6, n, put_n = 0
+    memcpy(&t, b, sizeof(Board))
+    n = s.source[src][c]
+    if src == CENTRE and s.marker == NO_SEAT and t.floor_n < 7:
+        t.floor_n += 1
+    if d != FLOOR:
+        put_n = d + 1 - t.line_count[d]
+        if put_n > n:
+            put_n = n
+        t.line_count[d] += put_n
+        t.line_colour[d] = c
+    t.floor_n = t.floor_n + n - put_n if t.floor_n + n - put_n < 7 else 7
+    placed[0] = put_n
+    return round_value(&t, s.gray) - base
+
+cdef int greedy_value(const State* s, int code, int base, int* placed) noexcept nogil:
+    cdef const Board* b = &s.boards[s.to_move]
+    cdef Wall w
+    if code >= TILING_BASE:
+        placed[0] = 0
+        wall_of(b, &w)
+        return place_points(&w, (code - TILING_BASE) // 5, (code - TILING_BASE) % 5)
+    return draft_value(s, b, code, base, placed)
 
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil:
-    return random_move(s, rng)
+    """Best immediate value; ties: more tiles into pattern lines, then uniformly at random."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = gen_moves(s, moves), i, key, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
+    cdef int base = round_value(&s.boards[s.to_move], s.gray)
+    for i in range(n):
+        key = greedy_value(s, moves[i], base, &placed) * 16 + placed
+        if key > best_key:
+            best_key, choice, ties = key, moves[i], 1
+        elif key == best_key:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                choice = moves[i]
+    return choice
 
+# ---------------------------------------------------------------- the evaluation
 
-cdef int heuristic_move(const State* s, Rng* rng, const Weights* w) noexcept nogil:
-    return random_move(s, rng)
+cdef int best_draft(const State* s) noexcept nogil:
+    """The best greedy value the seat to move can get now (its best reply, for denial)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = gen_moves(s, moves), i, v, placed = 0, best = -1 << 30
+    cdef int base = round_value(&s.boards[s.to_move], s.gray)
+    for i in range(n):
+        v = draft_value(s, &s.boards[s.to_move], moves[i], base, &placed)
+        if v > best:
+            best = v
+    return best if n else 0
 
+cdef inline double sq(double x) noexcept nogil:
+    return x * x
+
+cdef inline bint opens_next(const State* s, int seat) noexcept nogil:
+    if s.phase == REFILL:
+        return s.to_move == seat
+    return s.marker == seat
+
+cdef double board_value(const State* s, int p, const Wall* w, bint ending, const int* now,
+                        const int* later, const Weights* wt) noexcept nogil:
+    """What seat p's board is worth in points: score, this round's tiling, and its prospects."""
+    cdef const Board* b = &s.boards[p]
+    cdef double v = b.score + w.points - FLOOR_COST[w.floor_n], chance, p_now, capacity, share
+    cdef int i, k, c, need, col
+    if ending:      # the game ends with this round: the bonuses are certain, prospects worthless
+        for i in range(5):
+            v += 2 * (w.row_mask[i] == 31) + 7 * (w.col_mask[i] == 31) + 10 * (w.colour_count[i] == 5)
+        return v
+    for i in range(5):
+        v += wt.row * 2 * sq(POP[w.row_mask[i]] / 5.0)
+        v += wt.column * 7 * sq(POP[w.col_mask[i]] / 5.0)
+        v += wt.colour_set * 10 * sq(w.colour_count[i] / 5.0)
+    capacity = 0
+    for k in range(5):
+        if b.line_count[k] == k + 1:
+            continue
+        if b.line_count[k] == 0:
+            capacity += k + 1
+            continue
+        c = b.line_colour[k]
+        need = k + 1 - b.line_count[k]
+        col = line_column(w, s.gray, k, c)
+        if col < 0:     # gray: no square left for this colour, the line will fall to the floor
+            v -= b.line_count[k]
+            continue
+        if now[c] >= need:
+            capacity += need
+        p_now = now[c] / (2.0 * need) if now[c] < 2 * need else 1.0
+        chance = p_now + (1 - p_now) * wt.later * (1.0 if later[c] >= need else later[c] / <double>need)
+        v += wt.line * chance * place_points(w, k, col) * b.line_count[k] / (k + 1.0)
+    if s.phase == DRAFT and s.remaining:
+        share = s.remaining / <double>s.players
+        if share > capacity:
+            v -= wt.floor_risk * (share - capacity)
+    if opens_next(s, p):
+        v += wt.marker
+    return v
+
+cdef double position_value(const State* s, int seat, const Weights* wt, double denial,
+                           double reply) noexcept nogil:
+    """board_value of seat minus denial x the best opponent's (the next one's with reply x its
+    best immediate move)."""
+    cdef Wall walls[4]
+    cdef int now[5]
+    cdef int later[5]
+    cdef int p, c, i
+    cdef bint ending = False
+    cdef double mine = 0, best = -1e300, v
+    if s.phase == OVER:
+        for p in range(s.players):
+            if p != seat and s.boards[p].score > best:
+                best = s.boards[p].score
+        return s.boards[seat].score - denial * best
+    for c in range(5):
+        later[c] = s.bag[c] + s.lid[c]
+        now[c] = 0
+        if s.phase == DRAFT:
+            for i in range(10):
+                now[c] += s.source[i][c]
+    for p in range(s.players):
+        project(&s.boards[p], s.gray, &walls[p])
+        for i in range(5):
+            ending = ending or walls[p].row_mask[i] == 31
+    for p in range(s.players):
+        v = board_value(s, p, &walls[p], ending, now, later, wt)
+        if p == s.to_move and p != seat and s.phase == DRAFT:
+            v += reply * best_draft(s)
+        if p == seat:
+            mine = v
+        elif v > best:
+            best = v
+    return mine - denial * best
 
 cdef double evaluate(const State* s, int seat, const Weights* w) noexcept nogil:
-    return s.boards[seat].score
+    return position_value(s, seat, w, 1.0, 0.0)
 
+cdef double move_value(const State* s, int code, const Weights* w) noexcept nogil:
+    cdef State t
+    memcpy(&t, s, sizeof(State))
+    apply_move(&t, code)
+    return position_value(&t, s.to_move, w, w.denial, w.reply)
+
+cdef int heuristic_move(const State* s, Rng* rng, const Weights* w) noexcept nogil:
+    """The move whose resulting position_value is best; exact ties uniformly at random."""
+    cdef int moves[MAX_MOVES]
+    cdef int n = gen_moves(s, moves), i, choice = -1, ties = 0
+    cdef double v, best = -1e300
+    for i in range(n):
+        v = move_value(s, moves[i], w)
+        if v > best + EPS:
+            best, choice, ties = v, moves[i], 1
+        elif v > best - EPS:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                choice = moves[i]
+    return choice
 
 cdef void default_weights(Weights* w) noexcept nogil:
-    w.placeholder = 0
+    w.line = 0.5
+    w.later = 0.2
+    w.column = 0.5
+    w.row = 0.5
+    w.colour_set = 0.5
+    w.floor_risk = 1.0
+    w.marker = 1.5
+    w.denial = 1.0
+    w.reply = 1.25
+
+# ---------------------------------------------------------------- Python entry points
+
+def default_weight_values():
+    """The heuristic's default weights, by name."""
+    cdef Weights w
+    default_weights(&w)
+    return dict(w)
+
+WEIGHT_NAMES = tuple(default_weight_values())
+
+cdef class Policy:
+    """greedy or heuristic over a Core: its own generator (seeded) for tie-breaks, and weights."""
+    cdef Rng rng
+    cdef Weights w
+    cdef readonly str kind
+    cdef bint greedy
+
+    def __init__(self, str kind="greedy", seed=0, weights=None):
+        if kind not in ("greedy", "heuristic"):
+            raise ValueError(f"policy must be 'greedy' or 'heuristic', not {kind!r}")
+        values = default_weight_values()
+        for name, value in (weights or {}).items():
+            if name not in values:
+                raise ValueError(f"unknown weight {name!r} (weights: {', '.join(WEIGHT_NAMES)})")
+            values[name] = float(value)
+        self.kind = kind
+        self.greedy = kind == "greedy"
+        self.w = values
+        self.reseed(seed)
+
+    def reseed(self, seed):
+        self.rng.s = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+
+    @property
+    def weights(self):
+        return dict(self.w)
+
+    def choose(self, Core core):
+        """The chosen move's code for the seat to move; the core is only read."""
+        cdef int code
+        if core.s.phase != DRAFT and core.s.phase != TILING:
+            raise ValueError("no move to choose: the position is not in phase draft or tiling")
+        with nogil:
+            if self.greedy:
+                code = greedy_move(&core.s, &self.rng)
+            else:
+                code = heuristic_move(&core.s, &self.rng, &self.w)
+        return code
+
+    def values(self, Core core):
+        """{code: value} of every legal move, as this policy ranks them (greedy: integer points)."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(&core.s, moves), placed = 0
+        cdef int base = round_value(&core.s.boards[core.s.to_move], core.s.gray)
+        if self.greedy:
+            return {moves[i]: greedy_value(&core.s, moves[i], base, &placed) for i in range(n)}
+        return {moves[i]: move_value(&core.s, moves[i], &self.w) for i in range(n)}
+
+    def evaluate(self, Core core, int seat):
+        """evaluate(): the position's value for seat, in points (MCTS uses it at a cut-off)."""
+        if not 0 <= seat < core.s.players:
+            raise ValueError(f"seat must be 0..{core.s.players - 1}, not {seat}")
+        return evaluate(&core.s, seat, &self.w)

@@ -95,4 +95,12 @@ def _check_type(type_name: str, name: str, value: Any, hint: Any) -> Any:
 
 def _load_builtin_bots() -> None:
     """Import the modules that register the built-in bots (once)."""
-    from . import random_bot  # noqa: F401  (greedy, heuristic, mcts and external register here as they land)
+    import importlib
+
+    from . import greedy, heuristic, random_bot  # noqa: F401
+    for name in ("mcts", "external"):
+        try:
+            importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__package__}.{name}":
+                raise
