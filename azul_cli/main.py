@@ -168,3 +168,9 @@ def selfplay(
             json_out.write_text(json.dumps(final, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
             _fail(f"{json_out}: cannot write it ({exc.strerror or exc})")
+
+
+# ---------------------------------------------------------------- commands in their own modules
+from .analyze import analyze  # noqa: E402
+
+app.command()(analyze)

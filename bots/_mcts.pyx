@@ -1,2 +1,337 @@
-# cython: language_level=3
-"""UCT search over the engine's C state (lands with the MCTS bot)."""
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""UCT search over the engine's C state; bots/mcts.py wraps it.
+
+The tree lives in one preallocated pool of nodes (C array, grown with realloc, reset per search).
+A node is expanded on its second visit, all children at once, in an order shuffled with the
+search's own generator. Every iteration copies the root state (struct assignment), descends by
+UCT on the value of the seat to move, and runs a rollout from the leaf. The tree stops at the
+end of a round (phase REFILL: the next deal is chance); below it the rollout either evaluates
+the position (cutoff "round") or deals with the search's own generator and plays on to the end
+of the game (cutoff "game"). The referee's generator is never seen: a State holds none.
+
+Values are per seat in [0, 1]: at the end of the game, the share of opponents beaten (1 first,
+0 last, ties half: the average of shared ranks); at a cut-off, the same with each pairwise result
+softened to sigmoid((value_p - value_q) / scale), from the heuristic's evaluation in points.
+A node stores the total value of the seat that moved into it, so that the parent's seat to move
+picks its child by its own mean.
+"""
+from libc.math cimport log, sqrt, exp
+from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, realloc, free
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT,
+                           gen_moves, apply_move, random_move, deal_random, rng_next, rng_below,
+                           MAX_MOVES)
+from bots._policies cimport Weights, greedy_move, heuristic_move, evaluate, default_weights
+
+cdef enum:
+    ROLLOUT_RANDOM = 0
+    ROLLOUT_GREEDY = 1
+    ROLLOUT_HEURISTIC = 2
+    MAX_DEPTH = 256          # plies inside one round: at most ~40 drafts plus 20 tilings
+    FIRST_CAPACITY = 1 << 16
+    TIME_CHECK = 64          # iterations between clock reads under a time budget
+
+ROLLOUTS = {"random": ROLLOUT_RANDOM, "greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC}
+CUTOFFS = {"round": 0, "game": 1}
+
+cdef struct Node:
+    double value             # total value, for the seat that moved into this node
+    int32_t first_child      # index of the first child in the pool (children are contiguous)
+    uint32_t visits
+    uint16_t move            # move code that leads here from the parent
+    uint16_t n_children      # 0 while not expanded (and for leaves that cannot be expanded)
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec t
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return t.tv_sec + t.tv_nsec * 1e-9
+
+
+cdef uint64_t mix64(uint64_t z) noexcept nogil:
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef uint64_t state_hash(const State* s) noexcept nogil:
+    """A hash of what the position format holds (not of the raw bytes, which keep stale slots)."""
+    cdef uint64_t h = 0x243F6A8885A308D3
+    cdef int p, i, c
+    cdef const Board* b
+    h = mix64(h ^ (s.players | (s.gray << 8) | (s.phase << 16) | (s.to_move << 24)
+                   | (<uint64_t>s.opener << 32) | (<uint64_t>s.marker << 40)
+                   | (<uint64_t>(s.round & 0xFFFF) << 48)))
+    for i in range(10):
+        for c in range(5):
+            h = mix64(h ^ (s.source[i][c] + 64 * (i * 5 + c) + 1))
+    for c in range(5):
+        h = mix64(h ^ (s.bag[c] | (s.lid[c] << 8) | (c << 16)))
+    for p in range(s.players):
+        b = &s.boards[p]
+        h = mix64(h ^ (<uint64_t><uint32_t>b.score | (<uint64_t>(p + 1) << 40)))
+        for i in range(5):
+            c = b.line_colour[i] if b.line_count[i] else 255
+            h = mix64(h ^ (c | (b.line_count[i] << 8) | (i << 16)))
+        for i in range(25):
+            h = mix64(h ^ (b.cell[i] | (i << 8)))
+        h = mix64(h ^ (b.floor_n | 0x7700))
+        for i in range(b.floor_n):
+            h = mix64(h ^ (b.floor[i] | (i << 8) | 0x10000))
+    return h
+
+
+cdef int complete_rows(const Board* b) noexcept nogil:
+    cdef int r, n = 0
+    for r in range(5):
+        n += b.row_mask[r] == 31
+    return n
+
+
+cdef class Search:
+    """One reusable search: the node pool, the root, and the settings of the last run."""
+    cdef Node* nodes
+    cdef int32_t n_nodes, capacity, max_nodes
+    cdef State root
+    cdef Rng rng
+    cdef Weights weights
+    cdef double exploration, scale
+    cdef int rollout_kind, cutoff_game
+    cdef public long long iterations_done
+
+    def __cinit__(self, int max_nodes=1 << 23):
+        self.max_nodes = max_nodes
+        self.capacity = FIRST_CAPACITY if FIRST_CAPACITY < max_nodes else max_nodes
+        self.nodes = <Node*>malloc(self.capacity * sizeof(Node))
+        if self.nodes == NULL:
+            raise MemoryError("mcts: cannot allocate the node pool")
+        self.n_nodes = 0
+        default_weights(&self.weights)
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    def __reduce__(self):
+        return (Search, (self.max_nodes,))   # a fresh, empty search: trees are not carried
+
+    # ------------------------------------------------------------ the entry point from Python
+    def run(self, Core core, seed, long long iterations, double seconds, double exploration,
+            str rollout, str cutoff, double scale):
+        """Search from core's position; seconds > 0 means a time budget (iterations then a cap)."""
+        if core.s.phase != DRAFT and core.s.phase != TILING:
+            raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
+        self.root = core.s                   # a copy: the shown state is never touched
+        self.exploration = exploration
+        self.scale = scale
+        self.rollout_kind = ROLLOUTS[rollout]
+        self.cutoff_game = CUTOFFS[cutoff]
+        self.rng.s = (mix64(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF) ^ 0x5851F42D4C957F2D)
+                      ^ state_hash(&self.root))
+        self.n_nodes = 1
+        self.nodes[0].value = 0
+        self.nodes[0].visits = 0
+        self.nodes[0].n_children = 0
+        self.nodes[0].first_child = 0
+        self.nodes[0].move = 0
+        with nogil:
+            self.iterations_done = self.loop(iterations, seconds)
+        return self.iterations_done
+
+    # ------------------------------------------------------------ the loop, in C
+    cdef long long loop(self, long long iterations, double seconds) noexcept nogil:
+        cdef State st
+        cdef int32_t path[MAX_DEPTH]
+        cdef uint8_t seats[MAX_DEPTH]
+        cdef double values[4]
+        cdef double deadline = now() + seconds if seconds > 0 else 0
+        cdef long long it = 0
+        cdef int depth, d
+        cdef int32_t idx, child
+        cdef Node* nd
+        while it < iterations:
+            if deadline and it % TIME_CHECK == 0 and it and now() >= deadline:
+                break
+            st = self.root
+            idx = 0
+            depth = 0
+            path[0] = 0
+            while True:
+                if self.nodes[idx].n_children == 0:
+                    if (self.nodes[idx].visits == 0 and idx != 0) or st.phase >= REFILL:
+                        break
+                    if not self.expand(idx, &st):
+                        break
+                child = self.select(idx)
+                seats[depth + 1] = st.to_move
+                apply_move(&st, self.nodes[child].move)
+                depth += 1
+                path[depth] = child
+                idx = child
+                if depth == MAX_DEPTH - 1:
+                    break
+            self.playout(&st, values)
+            self.nodes[0].visits += 1
+            for d in range(1, depth + 1):
+                nd = &self.nodes[path[d]]
+                nd.visits += 1
+                nd.value += values[seats[d]]
+            it += 1
+        return it
+
+    cdef bint expand(self, int32_t idx, State* st) noexcept nogil:
+        """Give node idx a child per legal move, in shuffled order; False when the pool is full."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = gen_moves(st, moves), i, j, t
+        cdef int32_t first = self.n_nodes, cap
+        cdef Node* grown
+        cdef Node* ch
+        if first + n > self.capacity:
+            cap = self.capacity
+            while cap < first + n and cap < self.max_nodes:
+                cap = 2 * cap if 2 * cap < self.max_nodes else self.max_nodes
+            if cap < first + n:
+                return False
+            grown = <Node*>realloc(self.nodes, cap * sizeof(Node))
+            if grown == NULL:
+                return False
+            self.nodes = grown
+            self.capacity = cap
+        for i in range(n - 1, 0, -1):
+            j = rng_below(&self.rng, i + 1)
+            t = moves[i]
+            moves[i] = moves[j]
+            moves[j] = t
+        for i in range(n):
+            ch = &self.nodes[first + i]
+            ch.value = 0
+            ch.visits = 0
+            ch.move = moves[i]
+            ch.n_children = 0
+            ch.first_child = 0
+        self.n_nodes = first + n
+        self.nodes[idx].first_child = first
+        self.nodes[idx].n_children = n
+        return True
+
+    cdef int32_t select(self, int32_t idx) noexcept nogil:
+        """UCT: the first unvisited child, else the best mean plus exploration bonus."""
+        cdef Node* nd = &self.nodes[idx]
+        cdef Node* ch
+        cdef int32_t first = nd.first_child, best = first
+        cdef int i
+        cdef double logn = log(<double>nd.visits if nd.visits else 1.0), score, best_score = -1e300
+        for i in range(nd.n_children):
+            ch = &self.nodes[first + i]
+            if ch.visits == 0:
+                return first + i
+            score = ch.value / ch.visits + self.exploration * sqrt(logn / ch.visits)
+            if score > best_score:
+                best_score = score
+                best = first + i
+        return best
+
+    cdef void playout(self, State* s, double* values) noexcept nogil:
+        """Play on from s with the rollout policy to the cut-off; write each seat's value."""
+        cdef int code
+        while True:
+            if s.phase == OVER:
+                self.final_values(s, values)
+                return
+            if s.phase == REFILL:
+                if not self.cutoff_game:
+                    self.cutoff_values(s, values)
+                    return
+                deal_random(s, &self.rng)
+                continue
+            if self.rollout_kind == ROLLOUT_RANDOM:
+                code = random_move(s, &self.rng)
+            elif self.rollout_kind == ROLLOUT_GREEDY:
+                code = greedy_move(s, &self.rng)
+            else:
+                code = heuristic_move(s, &self.rng, &self.weights)
+            apply_move(s, code)
+
+    cdef void final_values(self, const State* s, double* values) noexcept nogil:
+        """Share of opponents beaten (score, then complete rows; a tie counts half)."""
+        cdef int p, q, n = s.players, sp, sq
+        cdef double v
+        for p in range(n):
+            v = 0
+            for q in range(n):
+                if q == p:
+                    continue
+                sp = s.boards[p].score * 8 + complete_rows(&s.boards[p])
+                sq = s.boards[q].score * 8 + complete_rows(&s.boards[q])
+                v += 1.0 if sp > sq else (0.5 if sp == sq else 0.0)
+            values[p] = v / (n - 1)
+
+    cdef void cutoff_values(self, const State* s, double* values) noexcept nogil:
+        """The soft share of opponents beaten, from evaluate's estimate of each seat."""
+        cdef int p, q, n = s.players
+        cdef double e[4]
+        cdef double v
+        for p in range(n):
+            # evaluate is p's value minus the best opponent's: min(., 0) is p's value minus the
+            # best value of all, so differences between seats are differences of their values.
+            e[p] = evaluate(s, p, &self.weights)
+            if e[p] > 0:
+                e[p] = 0
+        for p in range(n):
+            v = 0
+            for q in range(n):
+                if q != p:
+                    v += 1.0 / (1.0 + exp((e[q] - e[p]) / self.scale))
+            values[p] = v / (n - 1)
+
+    # ------------------------------------------------------------ results, read from Python
+    def root_rows(self, int pv_length=6):
+        """(move code, visits, mean value for the seat to move, pv codes) per root child, tree order."""
+        cdef Node* root = &self.nodes[0]
+        cdef Node* ch
+        cdef int i
+        rows = []
+        for i in range(root.n_children):
+            ch = &self.nodes[root.first_child + i]
+            rows.append((ch.move, ch.visits, ch.value / ch.visits if ch.visits else 0.0,
+                         self.principal_variation(root.first_child + i, pv_length)))
+        return rows
+
+    cdef list principal_variation(self, int32_t idx, int length):
+        cdef list pv = [self.nodes[idx].move]
+        cdef Node* nd
+        cdef int32_t best
+        cdef int i
+        while len(pv) < length:
+            nd = &self.nodes[idx]
+            if nd.n_children == 0:
+                break
+            best = -1
+            for i in range(nd.n_children):
+                if best < 0 or self.nodes[nd.first_child + i].visits > self.nodes[best].visits:
+                    best = nd.first_child + i
+            if self.nodes[best].visits == 0:
+                break
+            pv.append(self.nodes[best].move)
+            idx = best
+        return pv
+
+    def best_move(self):
+        """The most visited root child (ties: higher mean, then tree order); its move code."""
+        cdef Node* root = &self.nodes[0]
+        cdef Node* ch
+        cdef Node* best = NULL
+        cdef int i
+        for i in range(root.n_children):
+            ch = &self.nodes[root.first_child + i]
+            if best == NULL or ch.visits > best.visits or (
+                    ch.visits == best.visits and ch.value > best.value):
+                best = ch
+        if best == NULL:
+            raise ValueError("mcts: the search has not run")
+        return best.move
+
+    @property
+    def nodes_used(self):
+        return self.n_nodes
