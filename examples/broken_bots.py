@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Bots that break the azul-bot/1 protocol on purpose, for the referee's tests.
+
+    python3 broken_bots.py MODE [ARG]
+
+MODE is one of:
+  crash          answers hello, then at its first move prints a traceback to stderr and exits 3
+  hang           answers hello, then never answers a move
+  stubborn       like hang, and ignores SIGTERM (the referee has to kill it)
+  garbage        answers hello, then answers a move with the text xyz
+  illegal        answers hello, then answers every move with ARG (default 1B9)
+  silent-hello   reads the hello and never answers it
+  chatty         writes megabytes to stderr before each answer, then plays the first legal move
+"""
+import json
+import signal
+import sys
+import time
+
+mode = sys.argv[1]
+arg = sys.argv[2] if len(sys.argv) > 2 else "1B9"
+if mode == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def say(message):
+    print(json.dumps(message), flush=True)
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        if mode == "silent-hello":
+            time.sleep(3600)
+        say({"type": "hello", "name": f"broken-{mode}", "version": "0"})
+    elif message["type"] == "move":
+        if mode == "crash":
+            print("Traceback (most recent call last):\nRuntimeError: boom", file=sys.stderr)
+            print("the bot crashed on purpose", file=sys.stderr, flush=True)
+            sys.exit(3)
+        if mode in ("hang", "stubborn"):
+            time.sleep(3600)
+        if mode == "garbage":
+            print("xyz", flush=True)
+        elif mode == "illegal":
+            say({"type": "move", "move": arg})
+        elif mode == "chatty":
+            for _ in range(2000):
+                print("thinking " * 100, file=sys.stderr)
+            say({"type": "move", "move": message["legal"][0]})
+    elif message["type"] == "quit":
+        break
