@@ -174,3 +174,7 @@ def selfplay(
 from .analyze import analyze  # noqa: E402
 
 app.command()(analyze)
+
+from tournament.cli import app as league_app  # noqa: E402
+
+app.add_typer(league_app, name="league")

@@ -1,0 +1,101 @@
+"""League configs: the shipped files load, and every mistake gets an error that names its field."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tournament.config import ConfigError, load_config, parse_config
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = {"bots": [{"type": "random", "seed": 1}, {"type": "greedy", "seed": 2}]}
+
+
+@pytest.mark.parametrize("name", ["quick", "league-2p", "league-4p", "gray"])
+def test_shipped_configs_load(name):
+    config = load_config(ROOT / "configs" / f"{name}.yaml")
+    assert config.name == name
+    assert config.total_games > 0
+    assert len({b.name for b in config.bots}) == len(config.bots)
+
+
+def test_quick_has_the_four_kinds_of_bot():
+    config = load_config(ROOT / "configs" / "quick.yaml")
+    assert [b.type for b in config.bots] == ["random", "greedy", "heuristic", "mcts"]
+    assert config.players == 2 and config.variant == "colored"
+
+
+def test_defaults_are_filled_in_and_round_trip():
+    config = parse_config(GOOD, default_name="x")
+    resolved = config.to_dict()
+    assert resolved["name"] == "x" and resolved["players"] == 2 and resolved["seats"] == "rotate"
+    assert [b["name"] for b in resolved["bots"]] == ["random", "greedy"]
+    again = parse_config(yaml.safe_load(config.to_yaml()))
+    assert again == config
+
+
+def test_bots_without_a_seed_get_a_fixed_one():
+    a = parse_config({"bots": ["random", "greedy"]})
+    b = parse_config({"bots": ["random", "greedy"]})
+    assert [x.seed for x in a.bots] == [x.seed for x in b.bots]
+    assert a.bots[0].seed != a.bots[1].seed
+
+
+@pytest.mark.parametrize("change, field, words", [
+    ({"bots": [{"type": "nosuchbot"}, {"type": "random"}]}, "bots[0].type", "unknown bot type 'nosuchbot'"),
+    ({"deals": -1}, "deals", "1 or more"),
+    ({"deals": 2.5}, "deals", "whole number"),
+    ({"players": 5}, "players", "from 2 to 4"),
+    ({"players": 3}, "bots", "at least 3"),
+    ({"variant": "grey"}, "variant", "colored, gray"),
+    ({"seats": "shuffle"}, "seats", "rotate, permute"),
+    ({"seed": -3}, "seed", "0 or more"),
+    ({"time_limit": 0}, "time_limit", "positive number"),
+    ({"deels": 3}, "deels", "unknown field"),
+    ({"ray": {"workers": -1}}, "ray.workers", "0 or more"),
+    ({"ray": {"host": "x"}}, "ray.host", "unknown field"),
+    ({"mlflow": {"enabled": "yes"}}, "mlflow.enabled", "true or false"),
+    ({"bots": [{"type": "random", "seed": -1}, {"type": "greedy"}]}, "bots[0].seed", "0 or more"),
+    ({"bots": [{"type": "mcts", "params": {"iterations": "many"}}, {"type": "greedy"}]},
+     "bots[0].params", "iterations"),
+    ({"bots": [{"type": "mcts", "params": {"speed": 3}}, {"type": "greedy"}]}, "bots[0].params",
+     "unknown parameter 'speed'"),
+    ({"bots": [{"type": "random"}, {"type": "random"}]}, "bots[1].name", "distinct name"),
+    ({"bots": [{"type": "random", "colour": "B"}, {"type": "random"}]}, "bots[0].colour", "unknown field"),
+    ({"bots": [{"type": "nosuchmodule:Bot"}, {"type": "random"}]}, "bots[0].type", "cannot import"),
+    ({"bots": [{"type": "engine:GameState"}, {"type": "random"}]}, "bots[0].type", "not a Bot"),
+    ({"bots": []}, "bots", "non-empty list"),
+])
+def test_errors_name_the_field(change, field, words):
+    data = {**GOOD, **change}
+    with pytest.raises(ConfigError) as err:
+        parse_config(data, source="league.yaml")
+    message = str(err.value)
+    assert message.startswith(f"league.yaml: {field}: "), message
+    assert words in message
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("bots: [random\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    top = tmp_path / "list.yaml"
+    top.write_text("- random\n- greedy\n")
+    with pytest.raises(ConfigError, match=r"list\.yaml: \(top level\): a config is a mapping"):
+        load_config(top)
+
+
+def test_import_path_bots_and_overrides(tmp_path):
+    config = parse_config({"bots": [{"type": "test_league_support:SlowBot", "params": {"seconds": 0.1}},
+                                    "random"], "out": "runs"})
+    assert config.bots[0].name == "bot"  # a plain Bot subclass's name: give it one in the config
+    changed = config.with_overrides(out=str(tmp_path), address="auto", workers=3, mlflow=False)
+    assert (changed.out, changed.ray.address, changed.ray.workers, changed.mlflow.enabled) == (
+        str(tmp_path), "auto", 3, False)
+    assert config.with_overrides() == config
+    with pytest.raises(ConfigError, match="--workers"):
+        config.with_overrides(workers=-2)

@@ -1,0 +1,150 @@
+"""Records on disk: part files, replay of whole leagues, resume, and the run folder's rules."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from test_league_support import bot, league
+from tournament import read_table, replay, replay_game, replay_games
+from tournament.config import parse_config
+from tournament.records import PartWriter, clean_orphans, done_game_ids, empty_tables, part_path
+from tournament.runner import LeagueError, run_league
+from tournament.standings import bradley_terry_elo
+
+
+def run(data, **kw):
+    return run_league(parse_config(data), progress=False, **kw)
+
+
+@pytest.mark.parametrize("players, variant, names, deals", [
+    (2, "colored", ["random", "greedy", "heuristic"], 12),
+    (2, "gray", ["random", "greedy", "heuristic"], 8),
+    (3, "colored", ["random", "greedy", "heuristic", {"name": "r2", "type": "random"}], 4),
+    (4, "gray", ["random", "greedy", "heuristic", {"name": "r2", "type": "random"}], 4),
+])
+def test_every_recorded_game_replays_to_its_result(tmp_path, players, variant, names, deals):
+    data = league(tmp_path, names, players=players, variant=variant, deals=deals, flush_seconds=0)
+    summary = run(data)
+    assert summary.complete and summary.recorded == summary.total
+    results = read_table(summary.run_dir, "results").to_pylist()
+    expected = {(r["game_id"], r["seat"]): r for r in results}
+    replayed = 0
+    for gid, state in replay_games(summary.run_dir):
+        assert state.is_over
+        ranks = state.to_json()["ranks"]
+        for s, score in enumerate(state.scores):
+            assert expected[gid, s]["score"] == score and expected[gid, s]["rank"] == ranks[s]
+        replayed += 1
+    assert replayed == summary.total
+    assert len(results) == summary.total * players
+
+
+def test_forfeited_games_replay_to_where_they_stopped(tmp_path):
+    summary = run(league(tmp_path, [bot("bad", "RaisingBot", after=20), "greedy"], deals=3))
+    games = read_table(summary.run_dir, "games").to_pylist()
+    assert {g["termination"] for g in games} == {"error"}
+    results = {(r["game_id"], r["seat"]): r["score"] for r in read_table(summary.run_dir, "results").to_pylist()}
+    for g in games:
+        state = replay(summary.run_dir, g["game_id"])
+        assert not state.is_over
+        assert state.scores == [results[g["game_id"], s] for s in range(2)]
+    with pytest.raises(KeyError):
+        replay(summary.run_dir, "t999-d00000-a00")
+
+
+def test_replay_game_checks_its_record():
+    with pytest.raises(ValueError, match="never dealt"):
+        replay_game("colored", 2, [], [(1, "1B1")])
+
+
+def test_parts_temporary_files_and_orphans(tmp_path):
+    run_dir = tmp_path / "r"
+    writer = PartWriter(run_dir)
+    empty = {k: [v] for k, v in empty_tables().items()}
+    assert writer.write(empty) == 1
+    assert part_path(run_dir, "games", 1).exists()
+    # a driver killed between renames: part 2 of moves exists, not of games; and a temporary file
+    orphan = part_path(run_dir, "moves", 2)
+    orphan.write_bytes(part_path(run_dir, "moves", 1).read_bytes())
+    tmp = run_dir / "games" / ".part-000003.parquet.tmp"
+    tmp.write_bytes(b"half a file")
+    assert len(read_table(run_dir, "moves")) == 0  # readers see committed parts only
+    pd.read_parquet(run_dir / "games")             # ... and folder readers skip hidden temporaries
+    assert PartWriter(run_dir).next_part == 3
+    removed = clean_orphans(run_dir)
+    assert set(removed) == {orphan, tmp}
+    assert PartWriter(run_dir).next_part == 2
+
+
+def test_stop_and_resume_in_process(tmp_path):
+    data = league(tmp_path, ["random", "greedy", "heuristic"], deals=10, flush_seconds=0, batch_games=5)
+
+    def stop_after_first_part(written):
+        raise KeyboardInterrupt
+
+    first = run(data, on_written=stop_after_first_part)
+    assert first.interrupted and 0 < first.recorded < first.total
+    done = done_game_ids(first.run_dir)
+    assert len(done) == first.recorded
+    with pytest.raises(LeagueError, match="add --resume"):
+        run(data)
+    second = run(data, resume=True)
+    assert second.complete and second.done_before == first.recorded
+    assert second.played == first.total - first.recorded
+    ids = Counter(read_table(second.run_dir, "games", ["game_id"]).column("game_id").to_pylist())
+    assert len(ids) == second.total and set(ids.values()) == {1}
+    for name in ("results", "moves", "rounds"):
+        per_game = read_table(second.run_dir, name, ["game_id"]).column("game_id").to_pylist()
+        assert set(per_game) == set(ids)
+    assert (second.run_dir / "standings.csv").exists()
+    # resuming a finished league plays nothing
+    third = run(data, resume=True)
+    assert third.played == 0 and third.complete
+
+
+def test_resume_checks_the_config(tmp_path):
+    data = league(tmp_path, ["random", "greedy"], deals=2)
+    run(data)
+    with pytest.raises(LeagueError, match="differs .* in seed"):
+        run({**data, "seed": 6}, resume=True)
+    with pytest.raises(LeagueError, match="deals went down"):
+        run({**data, "deals": 1}, resume=True)
+    more = run({**data, "deals": 3}, resume=True)  # a league can be extended
+    assert more.done_before == 4 and more.played == 2 and more.complete
+    fresh = run({**data, "seed": 6}, fresh=True)
+    assert fresh.done_before == 0 and fresh.played == 4
+
+
+def test_standings_and_quick_elo(tmp_path):
+    summary = run(league(tmp_path, ["random", "greedy", bot("bad", "RaisingBot", after=1)], deals=4))
+    rows = {r.bot: r for r in summary.standings}
+    assert summary.failures == {"error": 16}  # bad's 2 tables x 4 deals x 2 seatings
+    assert rows["bad"].faults == 16 and rows["bad"].wins == 0
+    assert rows["greedy"].elo > rows["random"].elo > rows["bad"].elo
+    assert sum(r.games for r in summary.standings) == 2 * summary.total
+    elo = bradley_terry_elo(["a", "b"], {("a", "b"): 3.0, ("b", "a"): 1.0})
+    # 3 wins to 1 plus one virtual draw: strengths 3.5 : 1.5
+    assert elo["a"] - elo["b"] == pytest.approx(400 * math.log10(3.5 / 1.5), rel=1e-3)
+    assert sum(elo.values()) / 2 == pytest.approx(1500)
+
+
+def test_tables_are_arrow_with_fixed_types(tmp_path):
+    summary = run(league(tmp_path, ["random", "greedy"], deals=1))
+    games = read_table(summary.run_dir, "games")
+    assert games.schema.field("deal_seed").type == pa.int64()
+    assert games.column("run_id").to_pylist() == ["t", "t"]
+    assert set(games.column("engine_version").to_pylist()) == {__import__("engine").__version__}
+
+
+def test_one_driver_per_run_folder(tmp_path):
+    from tournament.runner import _locked
+
+    data = league(tmp_path, ["random", "greedy"], deals=1)
+    with _locked(tmp_path / "t"):
+        with pytest.raises(LeagueError, match=r"another driver \(pid \d+\) is writing this run"):
+            run(data)
+    assert run(data).complete

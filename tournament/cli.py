@@ -1,0 +1,138 @@
+"""``azul league``: run a league from a config, and see where a run stands (docs/league.md).
+
+Registered in azul_cli/main.py as a sub-app; also runnable alone as ``python -m tournament``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a command runs
+    from .runner import LeagueSummary
+    from .standings import BotStanding
+
+CONFIG_FILE = "config.yaml"  # as tournament.runner.CONFIG_FILE
+
+app = typer.Typer(
+    name="league",
+    help="Leagues of bots on Ray: run one from a config, see where a run stands.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+ConfigArg = Annotated[Path, typer.Argument(
+    help="A league config (YAML), e.g. configs/quick.yaml.", metavar="CONFIG", show_default=False)]
+OutOpt = Annotated[Optional[Path], typer.Option(
+    "--out", metavar="DIR", help="Folder for the run (records go to DIR/<name>/); default: the config's out.")]
+AddressOpt = Annotated[Optional[str], typer.Option(
+    "--address", metavar="ADDR", help="Join this Ray cluster (host:port, or 'auto'); default: RAY_ADDRESS, "
+    "else start a local Ray.")]
+WorkersOpt = Annotated[Optional[int], typer.Option(
+    "--workers", metavar="N", min=0, help="Games played at once (default: the CPUs); 0 plays in this "
+    "process without Ray.")]
+ResumeOpt = Annotated[bool, typer.Option(
+    "--resume", help="Finish a stopped league: play only the games not yet recorded.")]
+FreshOpt = Annotated[bool, typer.Option(
+    "--fresh", help="Delete this league's earlier records and start it over.")]
+NoMlflowOpt = Annotated[bool, typer.Option("--no-mlflow", help="Do not log the league to MLflow.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+RunDirArg = Annotated[Path, typer.Argument(
+    help="A run folder (<out>/<name>), e.g. runs/quick.", metavar="RUN_DIR", show_default=False)]
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+@app.command()
+def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, workers: WorkersOpt = None,
+        resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
+        quiet: QuietOpt = False) -> None:
+    """Play a league: every table, deal and seat arrangement, records written as games finish."""
+    if resume and fresh:
+        _fail("--resume and --fresh: choose one")
+    from .config import ConfigError, load_config
+    from .runner import LeagueError, run_league
+
+    console = Console(highlight=False)
+    try:
+        league = load_config(config).with_overrides(
+            out=str(out) if out is not None else None, address=address, workers=workers,
+            mlflow=False if no_mlflow else None)
+        console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
+                      f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
+                      f"{league.total_games:,} games", soft_wrap=True)
+        summary = run_league(league, resume=resume, fresh=fresh, progress=not quiet, console=console)
+    except (ConfigError, LeagueError) as exc:
+        _fail(str(exc))
+    _report(console, summary)
+    if summary.interrupted:
+        console.print(f"stopped: {summary.recorded:,} of {summary.total:,} games recorded in "
+                      f"{summary.run_dir}; the same command with --resume finishes the league",
+                      soft_wrap=True)
+        raise typer.Exit(130)
+    if summary.mlflow_error:
+        console.print(f"warning: the league is not in MLflow ({summary.mlflow_error}); the same command "
+                      "with --resume tries again", soft_wrap=True)
+    if summary.mlflow_run_id:
+        from .tracking import tracking_uri
+        console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
+                      f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
+
+
+@app.command()
+def status(run_dir: RunDirArg) -> None:
+    """Where a run stands: games done of the total, failures, current standings."""
+    saved = run_dir / CONFIG_FILE
+    if not saved.exists():
+        _fail(f"{run_dir}: not a league run (no {CONFIG_FILE})")
+    import yaml
+
+    from .config import ConfigError, parse_config
+    from .standings import league_standings
+
+    try:
+        league = parse_config(yaml.safe_load(saved.read_text(encoding="utf-8")), source=str(saved))
+    except (ConfigError, yaml.YAMLError) as exc:
+        _fail(str(exc))
+    standings, tally = league_standings(run_dir, [b.name for b in league.bots])
+    console = Console(highlight=False)
+    state = "complete" if tally.total >= league.total_games else "incomplete (finish it with --resume)"
+    console.print(f"league {league.name}: {tally.total:,} of {league.total_games:,} games recorded, {state}",
+                  soft_wrap=True)
+    console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
+    console.print(_standings_table(standings))
+
+
+def _failures(failures: dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items())) or "none"
+
+
+def _report(console: Console, summary: LeagueSummary) -> None:
+    rate = summary.played / summary.play_s if summary.play_s else 0.0
+    console.print(f"{summary.played:,} games played in {summary.elapsed_s:.1f} s ({rate:,.1f} games/s); "
+                  f"{summary.recorded:,} of {summary.total:,} recorded; failures: {_failures(summary.failures)}",
+                  soft_wrap=True)
+    console.print(f"records: {summary.run_dir}/ (games/, results/, moves/, rounds/ as Parquet; "
+                  f"config.yaml{', standings.csv' if summary.complete else ''})", soft_wrap=True)
+    if summary.standings:
+        console.print(_standings_table(summary.standings))
+
+
+def _standings_table(standings: list[BotStanding]) -> Table:
+    table = Table(title="standings (elo is provisional)",
+                  title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("bot", no_wrap=True, max_width=28)
+    for col in ("games", "win %", "score", "share", "faults", "elo"):
+        table.add_column(col, justify="right")
+    for i, r in enumerate(standings, 1):
+        table.add_row(str(i), r.bot, f"{r.games:,}", f"{r.win_rate:.1%}", f"{r.mean_score:.1f}",
+                      f"{r.score_share:.1%}", str(r.faults), f"{r.elo:.0f}")
+    return table

@@ -1,0 +1,315 @@
+"""League configs: YAML files read into checked dataclasses, with errors that name the field.
+
+    from tournament.config import load_config
+    config = load_config("configs/quick.yaml")
+
+Every field, its default and its meaning is in docs/league.md. ``LeagueConfig.to_dict()`` is the
+resolved config (every default filled in) that a run writes beside its records.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bots import Bot, make_bot
+
+from .scheduler import SEAT_MODES, count_games, derive_seed
+
+VARIANTS = ("colored", "gray")
+TOP_KEYS = ("name", "players", "variant", "deals", "seats", "seed", "out", "time_limit",
+            "batch_games", "flush_seconds", "ray", "mlflow", "bots")
+BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
+RAY_KEYS = ("address", "workers")
+MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
+# The fields that decide what the games are: a run resumes only under the same values.
+IDENTITY = ("name", "players", "variant", "seats", "seed", "time_limit", "bots")
+
+
+class ConfigError(ValueError):
+    """A config that cannot run; the message starts with the file and the field."""
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """One bot of a league: a registered type (or ``module:Class``), its parameters and seed."""
+
+    name: str
+    type: str
+    params: dict[str, Any]
+    seed: int
+    time_limit: float | None = None  # seconds per move; None: the league's time_limit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "params": dict(self.params),
+                "seed": self.seed, "time_limit": self.time_limit}
+
+
+@dataclass(frozen=True)
+class RaySettings:
+    address: str | None = None  # join this cluster; None: RAY_ADDRESS, else a local Ray
+    workers: int | None = None  # games played at once; 0: in the driver, without Ray
+
+
+@dataclass(frozen=True)
+class MlflowSettings:
+    enabled: bool = True
+    tracking_uri: str | None = None  # None: sqlite:///<out>/mlflow.db
+    experiment: str = "azul-league"
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    name: str
+    bots: tuple[BotEntry, ...]
+    players: int = 2
+    variant: str = "colored"
+    deals: int = 10
+    seats: str = "rotate"
+    seed: int = 0
+    out: str = "runs"
+    time_limit: float | None = None
+    batch_games: int | None = None
+    flush_seconds: float = 5.0
+    ray: RaySettings = field(default_factory=RaySettings)
+    mlflow: MlflowSettings = field(default_factory=MlflowSettings)
+
+    @property
+    def total_games(self) -> int:
+        return count_games(len(self.bots), self.players, self.deals, self.seats)
+
+    def bot_time_limit(self, index: int) -> float | None:
+        own = self.bots[index].time_limit
+        return own if own is not None else self.time_limit
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved config: every field with its value, defaults filled in."""
+        return {
+            "name": self.name, "players": self.players, "variant": self.variant,
+            "deals": self.deals, "seats": self.seats, "seed": self.seed, "out": self.out,
+            "time_limit": self.time_limit, "batch_games": self.batch_games,
+            "flush_seconds": self.flush_seconds,
+            "ray": {"address": self.ray.address, "workers": self.ray.workers},
+            "mlflow": {"enabled": self.mlflow.enabled, "tracking_uri": self.mlflow.tracking_uri,
+                       "experiment": self.mlflow.experiment},
+            "bots": [b.to_dict() for b in self.bots],
+        }
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def with_overrides(self, *, out: str | None = None, address: str | None = None,
+                       workers: int | None = None, mlflow: bool | None = None) -> LeagueConfig:
+        """The config with command-line options applied (None leaves a field as it is)."""
+        config = self
+        if out is not None:
+            config = replace(config, out=str(out))
+        if address is not None or workers is not None:
+            config = replace(config, ray=RaySettings(
+                address=address if address is not None else config.ray.address,
+                workers=_count(workers, "--workers", 0) if workers is not None else config.ray.workers))
+        if mlflow is not None:
+            config = replace(config, mlflow=replace(config.mlflow, enabled=mlflow))
+        return config
+
+
+def load_config(path: str | Path) -> LeagueConfig:
+    """Read and check a league config file; raise ConfigError naming the file and the field."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    return parse_config(data, source=str(path), default_name=path.stem)
+
+
+def parse_config(data: Any, source: str = "config", default_name: str = "league") -> LeagueConfig:
+    """Check a config mapping (as read from YAML) and build the LeagueConfig."""
+    try:
+        return _parse(data, default_name)
+    except _FieldError as exc:
+        raise ConfigError(f"{source}: {exc.field}: {exc.reason}") from None
+
+
+# ---------------------------------------------------------------- checking
+class _FieldError(Exception):
+    def __init__(self, field_name: str, reason: str):
+        super().__init__(f"{field_name}: {reason}")
+        self.field = field_name
+        self.reason = reason
+
+
+def _parse(data: Any, default_name: str) -> LeagueConfig:
+    if not isinstance(data, dict):
+        raise _FieldError("(top level)", f"a config is a mapping of fields, not {_kind(data)}")
+    _known_keys(data, TOP_KEYS, "")
+    name = _name(data.get("name", default_name), "name")
+    players = _int(data.get("players", 2), "players", 2, 4)
+    variant = _choice(data.get("variant", "colored"), "variant", VARIANTS)
+    deals = _int(data.get("deals", 10), "deals", 1)
+    seats = _choice(data.get("seats", "rotate"), "seats", SEAT_MODES)
+    seed = _int(data.get("seed", 0), "seed", 0)
+    out = data.get("out", "runs")
+    if not isinstance(out, str) or not out:
+        raise _FieldError("out", f"must be a folder name, not {out!r}")
+    time_limit = _seconds(data.get("time_limit"), "time_limit")
+    batch = data.get("batch_games")
+    batch = None if batch is None else _int(batch, "batch_games", 1)
+    flush = data.get("flush_seconds", 5.0)
+    if isinstance(flush, bool) or not isinstance(flush, (int, float)) or not 0 <= flush < math.inf:
+        raise _FieldError("flush_seconds", f"must be a number of seconds, 0 or more, not {flush!r}")
+    ray = _section(data.get("ray"), "ray", RAY_KEYS)
+    address = ray.get("address")
+    if address is not None and (not isinstance(address, str) or not address):
+        raise _FieldError("ray.address", f"must be an address like 10.0.0.5:6379 or 'auto', not {address!r}")
+    workers = ray.get("workers")
+    workers = None if workers is None else _int(workers, "ray.workers", 0)
+    ml = _section(data.get("mlflow"), "mlflow", MLFLOW_KEYS)
+    enabled = ml.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise _FieldError("mlflow.enabled", f"must be true or false, not {enabled!r}")
+    uri = ml.get("tracking_uri")
+    if uri is not None and (not isinstance(uri, str) or not uri):
+        raise _FieldError("mlflow.tracking_uri", f"must be a URI like sqlite:///runs/mlflow.db, not {uri!r}")
+    experiment = ml.get("experiment", "azul-league")
+    if not isinstance(experiment, str) or not experiment:
+        raise _FieldError("mlflow.experiment", f"must be a name, not {experiment!r}")
+    bots = _bots(data.get("bots"), seed)
+    if len(bots) < players:
+        raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
+                                  f"at least {players}")
+    return LeagueConfig(
+        name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
+        seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
+        ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment))
+
+
+def _bots(value: Any, league_seed: int) -> list[BotEntry]:
+    if value is None:
+        raise _FieldError("bots", "missing: list the bots of the league (type, params, seed)")
+    if not isinstance(value, list) or not value:
+        raise _FieldError("bots", f"must be a non-empty list of bots, not {value!r}")
+    entries, names = [], {}
+    for i, item in enumerate(value):
+        where = f"bots[{i}]"
+        if isinstance(item, str):
+            item = {"type": item}
+        if not isinstance(item, dict):
+            raise _FieldError(where, f"a bot is a mapping with type, params and seed, not {_kind(item)}")
+        _known_keys(item, BOT_KEYS, where + ".")
+        bot_type = item.get("type")
+        if not isinstance(bot_type, str) or not bot_type:
+            raise _FieldError(f"{where}.type", f"missing: a registered bot type or module:Class, not {bot_type!r}")
+        params = item.get("params") or {}
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise _FieldError(f"{where}.params", f"must be a mapping of parameter names to values, not {params!r}")
+        seed = item.get("seed")
+        seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0)
+        time_limit = _seconds(item.get("time_limit"), f"{where}.time_limit")
+        try:
+            proto = build_bot(bot_type, seed, params)
+        except ValueError as exc:
+            text = str(exc)
+            field_name = f"{where}.type" if "unknown bot type" in text or "cannot import" in text \
+                or "not a Bot" in text else f"{where}.params"
+            raise _FieldError(field_name, text) from None
+        name = item.get("name", proto.name)
+        name = _name(name, f"{where}.name")
+        if name in names:
+            raise _FieldError(f"{where}.name", f"{name!r} is already the name of bots[{names[name]}]: "
+                                               "give each bot a distinct name")
+        names[name] = i
+        entries.append(BotEntry(name=name, type=bot_type, params=dict(params), seed=seed,
+                                time_limit=time_limit))
+    return entries
+
+
+def bot_class(bot_type: str) -> type[Bot] | None:
+    """The class of a ``module:Class`` bot type (imported), or None for a registered type name."""
+    if ":" not in bot_type:
+        return None
+    module_name, _, class_name = bot_type.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r} for bot type {bot_type!r} ({exc})") from None
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Bot)):
+        raise ValueError(f"{bot_type!r} is not a Bot subclass")
+    return cls
+
+
+def build_bot(bot_type: str, seed: int, params: dict[str, Any]) -> Bot:
+    """A bot of a registered type (checked by make_bot) or of a ``module:Class`` type."""
+    cls = bot_class(bot_type)
+    if cls is None:
+        return make_bot(bot_type, seed=seed, **params)
+    try:
+        return cls(seed=seed, **params)
+    except TypeError as exc:
+        raise ValueError(f"{bot_type}: {exc}") from None
+
+
+def _known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:
+    for key in mapping:
+        if key not in known:
+            raise _FieldError(f"{prefix}{key}", f"unknown field (fields here: {', '.join(known)})")
+
+
+def _section(value: Any, where: str, known: tuple[str, ...]) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _FieldError(where, f"must be a mapping ({', '.join(known)}), not {_kind(value)}")
+    _known_keys(value, known, where + ".")
+    return value
+
+
+def _int(value: Any, where: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _FieldError(where, f"must be a whole number, not {value!r}")
+    if value < low or (high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f"{low} or more"
+        raise _FieldError(where, f"must be {span}, not {value}")
+    return value
+
+
+def _count(value: Any, where: str, low: int) -> int:
+    try:
+        return _int(value, where, low)
+    except _FieldError as exc:
+        raise ConfigError(f"{exc.field}: {exc.reason}") from None
+
+
+def _seconds(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise _FieldError(where, f"must be a positive number of seconds (or null for none), not {value!r}")
+    return float(value)
+
+
+def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise _FieldError(where, f"must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def _name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip() or "/" in value or value.startswith("."):
+        raise _FieldError(where, f"must be a non-empty name without '/', not {value!r}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return "nothing" if value is None else f"a {type(value).__name__} ({value!r:.40})"

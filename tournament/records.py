@@ -1,0 +1,171 @@
+"""Game records as Parquet (SPEC section 5): the four tables, their part files, and reading them back.
+
+A run folder ``<out>/<run>/`` holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a
+folder of part files ``part-NNNNNN.parquet``, plus the resolved ``config.yaml``. A flush writes
+part N of every table, each to a hidden temporary name (``.part-NNNNNN.parquet.tmp``, which
+readers of the folder skip) and then renamed, in the order moves, rounds, results, games: a game
+is recorded once its ``games`` part exists, and a part N of the other tables without a ``games``
+part N (a driver killed between two renames) is an orphan that ``--resume`` removes. Every file
+that has its final name is complete, so the records read cleanly at every moment.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+TABLES = ("games", "results", "moves", "rounds")
+WRITE_ORDER = ("moves", "rounds", "results", "games")  # games last: it commits the part
+PART = re.compile(r"^part-(\d{6})\.parquet$")
+
+_i32, _i64, _f64, _str, _bool = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "games": pa.schema([
+        ("run_id", _str), ("game_id", _str), ("deal_seed", _i64), ("variant", _str),
+        ("num_players", _i32), ("rounds", _i32), ("plies", _i32), ("termination", _str),
+        ("error", _str), ("duration_s", _f64), ("engine_version", _str),
+        # added beyond SPEC 5: where the game sits in the schedule, and who forfeited it
+        ("table", _i32), ("deal", _i32), ("arrangement", _i32), ("fault_seat", _i32),
+    ]),
+    "results": pa.schema([
+        ("run_id", _str), ("game_id", _str), ("seat", _i32), ("bot", _str), ("score", _i32),
+        ("rank", _i32), ("is_winner", _bool), ("complete_rows", _i32), ("complete_columns", _i32),
+        ("complete_colors", _i32), ("bonus_points", _i32), ("floor_penalty_total", _i32),
+    ]),
+    "moves": pa.schema([
+        ("run_id", _str), ("game_id", _str), ("ply", _i32), ("round", _i32), ("seat", _i32),
+        ("bot", _str), ("move", _str), ("source", _str), ("factory", _i32), ("color", _str),
+        ("taken", _i32), ("line", _i32), ("to_floor", _i32), ("took_marker", _bool),
+        ("legal_moves", _i32), ("think_ms", _f64),
+        ("column", _i32),  # added: the wall column of a gray tiling move (1-based)
+    ]),
+    "rounds": pa.schema([
+        ("run_id", _str), ("game_id", _str), ("round", _i32), ("seat", _i32), ("opener", _i32),
+        ("factories", _str), ("wall_points", _i32), ("floor_penalty", _i32), ("score_after", _i32),
+    ]),
+}
+
+
+class RecordBuffer:
+    """Rows of the four tables as Python lists, fast to append to.
+
+    ``columns[table][column]`` is a list per column; moves, the big table, are also taken as
+    whole rows (``move_rows``: tuples in schema order without ``run_id``), one append per ply.
+    """
+
+    def __init__(self) -> None:
+        self.columns = {name: {f.name: [] for f in schema if f.name != "run_id"}
+                        for name, schema in SCHEMAS.items()}
+        self.move_rows: list[tuple] = []
+        self.games = 0
+
+    def to_tables(self, run_id: str) -> dict[str, pa.Table]:
+        """The rows as Arrow tables with the record schemas (``run_id`` filled in)."""
+        if self.move_rows:
+            cols = self.columns["moves"]
+            names = [f.name for f in SCHEMAS["moves"] if f.name != "run_id"]
+            for key, values in zip(names, zip(*self.move_rows)):
+                cols[key].extend(values)
+            self.move_rows = []
+        out = {}
+        for name, schema in SCHEMAS.items():
+            cols = self.columns[name]
+            n = len(cols["game_id"])
+            arrays = [pa.array([run_id] * n, _str) if f.name == "run_id" else pa.array(cols[f.name], f.type)
+                      for f in schema]
+            out[name] = pa.Table.from_arrays(arrays, schema=schema)
+        return out
+
+
+def empty_tables() -> dict[str, pa.Table]:
+    return {name: schema.empty_table() for name, schema in SCHEMAS.items()}
+
+
+# ---------------------------------------------------------------- the run folder
+def table_dir(run_dir: Path, name: str) -> Path:
+    return Path(run_dir) / name
+
+
+def part_numbers(run_dir: Path, name: str) -> set[int]:
+    folder = table_dir(run_dir, name)
+    if not folder.is_dir():
+        return set()
+    return {int(m.group(1)) for p in folder.iterdir() if (m := PART.match(p.name))}
+
+
+def part_path(run_dir: Path, name: str, number: int) -> Path:
+    return table_dir(run_dir, name) / f"part-{number:06d}.parquet"
+
+
+def committed_parts(run_dir: Path) -> list[int]:
+    """The part numbers that hold recorded games (those with a ``games`` part), in order."""
+    return sorted(part_numbers(run_dir, "games"))
+
+
+def has_records(run_dir: Path) -> bool:
+    return any(part_numbers(run_dir, name) for name in TABLES)
+
+
+def clean_orphans(run_dir: Path) -> list[Path]:
+    """Remove parts not committed by a ``games`` part, and leftover temporary files."""
+    committed = set(committed_parts(run_dir))
+    removed = []
+    for name in TABLES:
+        folder = table_dir(run_dir, name)
+        if not folder.is_dir():
+            continue
+        for p in folder.iterdir():
+            m = PART.match(p.name)
+            if (m and int(m.group(1)) not in committed) or (p.name.startswith(".part-") and p.name.endswith(".tmp")):
+                p.unlink()
+                removed.append(p)
+    return removed
+
+
+def read_table(run_dir: str | Path, name: str, columns: list[str] | None = None) -> pa.Table:
+    """One table of a run: every committed part, concatenated (an empty table if none)."""
+    if name not in SCHEMAS:
+        raise ValueError(f"no table {name!r} (tables: {', '.join(TABLES)})")
+    run_dir = Path(run_dir)
+    parts = [part_path(run_dir, name, n) for n in committed_parts(run_dir)]
+    parts = [p for p in parts if p.exists()]
+    schema = SCHEMAS[name]
+    if columns is not None:
+        schema = pa.schema([schema.field(c) for c in columns])
+    if not parts:
+        return schema.empty_table()
+    return pa.concat_tables([pq.read_table(p, columns=columns, schema=schema) for p in parts])
+
+
+def done_game_ids(run_dir: str | Path) -> set[str]:
+    """The ids of the games a run has recorded."""
+    return set(read_table(run_dir, "games", ["game_id"]).column("game_id").to_pylist())
+
+
+class PartWriter:
+    """Writes batches of records as numbered part files, all four tables per part."""
+
+    def __init__(self, run_dir: str | Path):
+        self.run_dir = Path(run_dir)
+        for name in TABLES:
+            table_dir(self.run_dir, name).mkdir(parents=True, exist_ok=True)
+        existing = set().union(*(part_numbers(self.run_dir, n) for n in TABLES))
+        self.next_part = max(existing, default=0) + 1
+
+    def write(self, tables: dict[str, Iterable[pa.Table]]) -> int:
+        """Write one part of every table (lists of Arrow tables are concatenated); return its number."""
+        number = self.next_part
+        self.next_part += 1
+        for name in WRITE_ORDER:
+            parts = list(tables.get(name, ()))
+            table = pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table()
+            final = part_path(self.run_dir, name, number)
+            tmp = final.with_name(f".{final.name}.tmp")
+            pq.write_table(table, tmp)
+            os.replace(tmp, final)
+        return number

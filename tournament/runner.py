@@ -1,0 +1,610 @@
+"""The league driver: schedule games, play them in batches on Ray workers, write records as they come.
+
+    from tournament import load_config, run_league
+    summary = run_league(load_config("configs/quick.yaml"))
+
+The driver keeps a bounded number of batches in flight (two per worker), so its memory does not
+grow with the league: the schedule is a generator, results are written in part files as they
+arrive, and only a tally of a few numbers per bot is kept. Workers build the bots from the config,
+play and return Arrow tables.
+
+Faults: a worker process that dies is retried by Ray (``max_retries``); if Ray gives up
+(``WorkerCrashedError`` and kin) the driver resubmits the games, one per task, up to
+``resubmits`` times, and a game that still kills its worker is recorded as an ``error``. A stop
+request (Ctrl-C, SIGTERM) ends the league cleanly: what is played is written, the rest is left
+to ``--resume``.
+"""
+from __future__ import annotations
+
+import fcntl
+import gc
+import logging
+import os
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import yaml
+
+from engine import __version__ as ENGINE_VERSION
+
+from .config import IDENTITY, ConfigError, LeagueConfig, bot_class, parse_config
+from .game import Seat, play_game
+from .records import SCHEMAS, PartWriter, RecordBuffer, clean_orphans, done_game_ids, has_records
+from .scheduler import GameSpec, schedule
+from .standings import BotStanding, Tally, league_standings
+
+CONFIG_FILE = "config.yaml"
+STANDINGS_FILE = "standings.csv"
+LOCK_FILE = ".lock"
+FLUSH_GAMES = 5000  # a part file at least every this many games
+TARGET_TASK_SECONDS = 0.5  # batches sized to take about this long on a worker
+MAX_BATCH = 2000
+
+log = logging.getLogger(__name__)
+
+
+class LeagueError(RuntimeError):
+    """A league that cannot start or go on; the message says why and what to do."""
+
+
+@dataclass
+class LeagueSummary:
+    run_dir: Path
+    total: int
+    done_before: int  # games already recorded when this run started (resume)
+    played: int  # games recorded by this run
+    interrupted: bool
+    elapsed_s: float
+    play_s: float = 0.0  # seconds spent playing (without starting Ray or the final standings)
+    standings: list[BotStanding] = field(default_factory=list)
+    failures: dict[str, int] = field(default_factory=dict)  # termination -> games
+    mlflow_run_id: str | None = None
+    mlflow_error: str | None = None  # why logging to MLflow failed (``--resume`` tries again)
+
+    @property
+    def recorded(self) -> int:
+        return self.done_before + self.played
+
+    @property
+    def complete(self) -> bool:
+        return self.recorded >= self.total
+
+
+def run_dir_of(config: LeagueConfig) -> Path:
+    return Path(config.out) / config.name
+
+
+# ---------------------------------------------------------------- worker side
+_CONTEXTS: dict[str, tuple[list[Seat], str]] = {}
+
+
+def league_seats(config: dict[str, Any]) -> list[Seat]:
+    """How to build every bot of a (resolved) config: one ``Seat`` per bot, in config order."""
+    seats = []
+    for entry in config["bots"]:
+        params = dict(entry["params"])
+        cls = bot_class(entry["type"])
+        if cls is None:
+            from bots import make_bot
+            cls = type(make_bot(entry["type"], seed=entry["seed"], **params))
+        limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
+        seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit))
+    return seats
+
+
+def _maker(cls, params):
+    return lambda seed: cls(seed=seed, **params)
+
+
+def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+    """Play games of a league and return their records as the four Arrow tables."""
+    key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY))
+    if key not in _CONTEXTS:
+        _CONTEXTS.clear()
+        _CONTEXTS[key] = (league_seats(config), config["variant"])
+        # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
+        # it out of the garbage collector's way, which games allocate heavily against.
+        gc.collect()
+        gc.freeze()
+    bots, variant = _CONTEXTS[key]
+    buf = RecordBuffer()
+    for spec in specs:
+        play_game(spec, [bots[b] for b in spec.seats], variant, buf)
+    return buf.to_tables(run_id)
+
+
+# ---------------------------------------------------------------- backends
+class SerialBackend:
+    """Games played in the driver's own process, one batch at a time (``workers: 0``)."""
+
+    concurrency = 1
+    max_in_flight = 1
+
+    def __init__(self, config: dict[str, Any], run_id: str):
+        self.config, self.run_id = config, run_id
+        self.queue: dict[int, list[GameSpec]] = {}
+        self.n = 0
+
+    def submit(self, batch: list[GameSpec]) -> int:
+        self.n += 1
+        self.queue[self.n] = batch
+        return self.n
+
+    def wait(self, handles: list, timeout: float) -> list:
+        return handles[:1]
+
+    def get(self, handle: int) -> dict[str, pa.Table]:
+        return play_batch(self.config, self.queue.pop(handle), self.run_id)
+
+    def cancel(self, handles: list) -> None:
+        for h in handles:
+            self.queue.pop(h, None)
+
+    def close(self) -> None:
+        pass
+
+
+def _prepare_local_ray_env() -> None:
+    """Before ray is imported: a local Ray that listens on localhost only and phones nowhere."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    # On Linux, Ray binds its servers to the node's address; this makes that address 127.0.0.1.
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+
+def start_local_ray(num_cpus: int) -> None:
+    """Start a new local Ray: ``num_cpus`` workers, no dashboard, nothing listening beyond localhost.
+
+    A new one even when a cluster started with ``ray start`` runs on this machine (joining that
+    one is ``--address auto``).
+    """
+    _prepare_local_ray_env()
+    import ray
+
+    ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+             logging_level=logging.ERROR, object_store_memory=512 * 1024 * 1024,
+             namespace="azul-league")
+
+
+def _probe(address: str) -> None:
+    """Fail fast when nothing listens at a host:port address (Ray itself would retry for minutes)."""
+    import socket
+
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return  # "auto" and other forms: Ray says what is wrong at once
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise LeagueError(f"nothing answers at {address} ({exc.strerror or exc}): start the cluster with "
+                          "`ray start --head` there, or leave --address out for a local Ray") from None
+
+
+class RayBackend:
+    """Batches as Ray tasks: a local Ray (started and stopped here) or an existing cluster."""
+
+    def __init__(self, config: dict[str, Any], run_id: str, address: str | None, workers: int | None,
+                 task_retries: int):
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        if address is None:
+            _prepare_local_ray_env()
+        import ray
+
+        self.ray = ray
+        self.owned = False
+        if not ray.is_initialized():
+            if address is None:
+                start_local_ray(workers or os.cpu_count() or 1)
+            else:
+                _probe(address)
+                try:
+                    ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR,
+                             namespace="azul-league")
+                except Exception as exc:
+                    hint = ""
+                    if os.environ.get("RAY_AUTH_MODE") is None:
+                        hint = (" (a cluster with token authentication, Ray's default, needs RAY_AUTH_MODE=token "
+                                "and its token in ~/.ray/auth_token or RAY_AUTH_TOKEN; on the head node "
+                                "--address auto finds both)")
+                    raise LeagueError(f"cannot join the Ray cluster at {address}: {exc}{hint}") from None
+            self.owned = True
+        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
+        self.concurrency = workers or cpus
+        self.max_in_flight = 2 * self.concurrency
+        self.config_ref = ray.put(config)
+        self.run_id = run_id
+        self.remote = ray.remote(num_cpus=1, max_retries=task_retries)(play_batch)
+        from ray import exceptions as rex
+        # A worker (or its node) died, or the task was lost with it: play the games again.
+        self.crash_errors = tuple(e for e in (
+            getattr(rex, "WorkerCrashedError", None), getattr(rex, "NodeDiedError", None),
+            getattr(rex, "ObjectLostError", None), getattr(rex, "OwnerDiedError", None),
+            getattr(rex, "LocalRayletDiedError", None), getattr(rex, "RayletDiedError", None),
+            getattr(rex, "TaskUnschedulableError", None), getattr(rex, "OutOfMemoryError", None),
+        ) if e is not None)
+        self.task_error = rex.RayTaskError
+
+    def submit(self, batch: list[GameSpec]):
+        return self.remote.remote(self.config_ref, batch, self.run_id)
+
+    def wait(self, handles: list, timeout: float) -> list:
+        ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)
+        return ready
+
+    def get(self, handle) -> dict[str, pa.Table]:
+        return self.ray.get(handle)
+
+    def cancel(self, handles: list) -> None:
+        for h in handles:
+            try:
+                self.ray.cancel(h, force=True)
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        if self.owned:
+            self.ray.shutdown()
+
+
+# ---------------------------------------------------------------- the driver
+class _Stop:
+    """Ctrl-C and SIGTERM ask for a clean stop; a second Ctrl-C stops at once."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def _handle(self, signum, frame):
+        if self.requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    @contextmanager
+    def installed(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+        try:
+            yield self
+        finally:
+            for sig, handler in self._previous.items():
+                signal.signal(sig, handler)
+
+
+@contextmanager
+def _locked(run_dir: Path):
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise LeagueError(f"{run_dir}: another driver (pid {other}) is writing this run") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool) -> set[str]:
+    """Check the run folder against the config and return the ids of the games already recorded."""
+    saved = run_dir / CONFIG_FILE
+    if fresh:
+        for name in list(SCHEMAS) + [CONFIG_FILE, STANDINGS_FILE, "standings.json", "mlflow_run.txt"]:
+            p = run_dir / name
+            if p.is_dir():
+                shutil.rmtree(p)
+            elif p.exists():
+                p.unlink()
+    elif has_records(run_dir):  # a config.yaml alone is a league that never got to play
+        if not resume:
+            raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
+                              "--fresh to start it over, or choose another --out")
+        if saved.exists():
+            check_resumable(config, yaml.safe_load(saved.read_text(encoding="utf-8")), saved)
+        clean_orphans(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = run_dir / f".{CONFIG_FILE}.tmp"
+    tmp.write_text(config.to_yaml(), encoding="utf-8")
+    os.replace(tmp, saved)
+    return done_game_ids(run_dir)
+
+
+def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
+    """A run resumes only with the same games: same bots, seats, seeds... (deals may grow)."""
+    try:
+        before = parse_config(saved, source=str(where))
+    except ConfigError as exc:
+        raise LeagueError(f"cannot resume: {exc}") from None
+    now, then = config.to_dict(), before.to_dict()
+    changed = [k for k in IDENTITY if now[k] != then[k]]
+    if changed:
+        raise LeagueError(f"cannot resume {where.parent}: the config differs from the one it was started "
+                          f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
+    if config.deals < before.deals:
+        raise LeagueError(f"cannot resume {where.parent}: deals went down from {before.deals} to "
+                          f"{config.deals} (a league can only be extended)")
+
+
+def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
+               progress: bool = True, console=None, task_retries: int = 3, resubmits: int = 2,
+               on_written: Callable[[int], None] | None = None) -> LeagueSummary:
+    """Play a league to the end (or until stopped) and return its summary.
+
+    ``config.ray.workers == 0`` plays in this process without Ray. ``on_written(games)`` is
+    called after each part file is written (tests use it to stop a league halfway).
+    """
+    run_dir = run_dir_of(config)
+    started = time.perf_counter()
+    with _locked(run_dir):
+        done = prepare_run_dir(config, run_dir, resume, fresh)
+        total = config.total_games
+        summary = LeagueSummary(run_dir, total, len(done), 0, False, 0.0)
+        names = [b.name for b in config.bots]
+        tally = Tally(names)
+        if done:
+            _, tally = league_standings(run_dir, names)
+        if len(done) < total:
+            _play(config, run_dir, done, summary, tally, progress, console, task_retries, resubmits,
+                  on_written)
+        standings, tally = league_standings(run_dir, names)
+        summary.standings = standings
+        summary.failures = dict(tally.failures)
+        summary.elapsed_s = time.perf_counter() - started
+        if summary.complete:
+            _write_standings(run_dir, standings)
+            if config.mlflow.enabled:
+                from .tracking import log_league
+                try:
+                    summary.mlflow_run_id = log_league(config, run_dir, summary)
+                except Exception as exc:  # the records are safe: say so, and leave MLflow to a rerun
+                    summary.mlflow_error = f"{type(exc).__name__}: {exc}"
+        return summary
+
+
+def _play(config, run_dir, done, summary, tally, progress, console, task_retries, resubmits, on_written):
+    cfg = config.to_dict()
+    run_id = config.name
+    workers = config.ray.workers
+    if workers == 0:
+        backend = SerialBackend(cfg, run_id)
+    else:
+        backend = RayBackend(cfg, run_id, config.ray.address, workers, task_retries)
+    play_start = time.perf_counter()
+    remaining = summary.total - len(done)
+    pending: Iterator[GameSpec] = (s for s in schedule(len(config.bots), config.players, config.deals,
+                                                       config.seats, config.seed)
+                                   if s.game_id not in done)
+    sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
+    writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)
+    in_flight: dict[Any, tuple[list[GameSpec], int]] = {}
+    retry: list[tuple[list[GameSpec], int]] = []
+    stop = _Stop()
+    bar = _Progress(config, summary.total, len(done), tally, progress, console)
+    exhausted = False
+    try:
+        with stop.installed(), bar:
+            while not stop.requested:
+                while len(in_flight) < backend.max_in_flight and (retry or not exhausted):
+                    if retry:
+                        batch, attempt = retry.pop()
+                    else:
+                        batch, attempt = _take(pending, sizer.size()), 0
+                        if not batch:
+                            exhausted = True
+                            break
+                    in_flight[backend.submit(batch)] = (batch, attempt)
+                if not in_flight:
+                    break
+                for handle in backend.wait(list(in_flight), 0.25):
+                    batch, attempt = in_flight.pop(handle)
+                    try:
+                        tables = backend.get(handle)
+                    except getattr(backend, "crash_errors", ()) as exc:
+                        for tables in _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id):
+                            _accept(tables, done, writer, tally, summary, sizer)
+                        bar.update(summary.played)
+                        continue
+                    except getattr(backend, "task_error", ()) as exc:
+                        raise LeagueError(f"a worker failed playing {batch[0].game_id}..: "
+                                          f"{getattr(exc, 'cause', None) or exc}") from None
+                    _accept(tables, done, writer, tally, summary, sizer)
+                    bar.update(summary.played)
+                writer.maybe_flush()
+            if stop.requested:
+                summary.interrupted = True
+    except KeyboardInterrupt:
+        summary.interrupted = True
+    finally:
+        backend.cancel(list(in_flight))
+        writer.flush()
+        summary.play_s = time.perf_counter() - play_start
+        backend.close()
+
+
+def _take(pending: Iterator[GameSpec], n: int) -> list[GameSpec]:
+    batch = []
+    for spec in pending:
+        batch.append(spec)
+        if len(batch) >= n:
+            break
+    return batch
+
+
+def _accept(tables, done, writer, tally, summary, sizer):
+    games = tables["games"]
+    ids = games.column("game_id").to_pylist()
+    fresh = [gid not in done for gid in ids]
+    if not all(fresh):  # never record a game twice
+        mask = pa.array(fresh)
+        keep = {gid for gid, f in zip(ids, fresh) if f}
+        tables = {name: (t.filter(mask) if name == "games" else
+                         t.filter(pa.array([g in keep for g in t.column("game_id").to_pylist()])))
+                  for name, t in tables.items()}
+        games = tables["games"]
+        ids = games.column("game_id").to_pylist()
+    done.update(ids)
+    writer.add(tables, len(ids))
+    tally.add_tables(games, tables["results"])
+    summary.played += len(ids)
+    sizer.observe(len(ids), sum(games.column("duration_s").to_pylist()))
+
+
+def _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id) -> list[dict[str, pa.Table]]:
+    """A batch whose worker died for good: play its games again, one per task, then give up on them.
+
+    Returns the records of the games given up on (an ``error`` each, every seat ranked last).
+    """
+    if attempt < resubmits:
+        for spec in batch:
+            retry.append(([spec], attempt + 1))
+        return []
+    reason = f"the worker playing this game died {attempt + 1} times ({type(exc).__name__})"
+    return [_crashed_game(spec, cfg, run_id, reason) for spec in batch]
+
+
+def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[str, pa.Table]:
+    """Records of a game no worker could finish: every seat ranked last, no moves."""
+    players = len(spec.seats)
+    buf = RecordBuffer()
+    for key, value in (("game_id", spec.game_id), ("deal_seed", spec.deal_seed), ("variant", cfg["variant"]),
+                       ("num_players", players), ("rounds", 0), ("plies", 0), ("termination", "error"),
+                       ("error", reason), ("duration_s", 0.0), ("engine_version", ENGINE_VERSION),
+                       ("table", spec.table), ("deal", spec.deal), ("arrangement", spec.arrangement),
+                       ("fault_seat", None)):
+        buf.columns["games"][key].append(value)
+    for s, b in enumerate(spec.seats):
+        for key, value in (("game_id", spec.game_id), ("seat", s), ("bot", cfg["bots"][b]["name"]),
+                           ("score", 0), ("rank", players), ("is_winner", False), ("complete_rows", 0),
+                           ("complete_columns", 0), ("complete_colors", 0), ("bonus_points", 0),
+                           ("floor_penalty_total", 0)):
+            buf.columns["results"][key].append(value)
+    return buf.to_tables(run_id)
+
+
+class _BatchSizer:
+    """Games per task: fixed by the config, or sized from the games' measured duration."""
+
+    def __init__(self, fixed: int | None, remaining: int, workers: int):
+        self.fixed = fixed
+        self.remaining = remaining
+        self.workers = max(1, workers)
+        self.games = 0
+        self.seconds = 0.0
+
+    def observe(self, games: int, seconds: float) -> None:
+        self.games += games
+        self.seconds += seconds
+        self.remaining -= games
+
+    def size(self) -> int:
+        if self.fixed:
+            return self.fixed
+        if not self.games:
+            return 4  # a first probe
+        per_game = max(self.seconds / self.games, 1e-5)
+        want = int(TARGET_TASK_SECONDS / per_game)
+        share = self.remaining // (2 * self.workers)  # keep the end of the league balanced
+        return max(1, min(want, MAX_BATCH, max(share, 1)))
+
+
+class _BufferedWriter:
+    """Collects batch results and writes them as one part every few seconds or thousand games."""
+
+    def __init__(self, run_dir: Path, flush_seconds: float, on_written):
+        self.writer = PartWriter(run_dir)
+        self.flush_seconds = flush_seconds
+        self.on_written = on_written
+        self.buffer: dict[str, list[pa.Table]] = {name: [] for name in SCHEMAS}
+        self.games = 0
+        self.written = 0
+        self.last = time.monotonic()
+
+    def add(self, tables: dict[str, pa.Table], games: int) -> None:
+        for name, table in tables.items():
+            self.buffer[name].append(table)
+        self.games += games
+
+    def maybe_flush(self) -> None:
+        if self.games and (self.games >= FLUSH_GAMES or time.monotonic() - self.last >= self.flush_seconds):
+            self.flush()
+
+    def flush(self) -> None:
+        self.last = time.monotonic()
+        if not self.games:
+            return
+        # Take the buffer first: if a second Ctrl-C breaks the write, these games are either
+        # committed (their games part was renamed) or left to --resume, never written twice.
+        buffer, games = self.buffer, self.games
+        self.buffer = {name: [] for name in SCHEMAS}
+        self.games = 0
+        self.writer.write(buffer)
+        self.written += games
+        if self.on_written:
+            self.on_written(self.written)
+
+
+class _Progress:
+    """A rich progress bar: games done of total, games/s, ETA and the current leader."""
+
+    def __init__(self, config, total, done, tally, enabled, console):
+        self.enabled = enabled
+        self.tally = tally
+        self.done = done
+        self.start = time.perf_counter()
+        if enabled:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeRemainingColumn)
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+                TextColumn("{task.fields[leader]}"), console=console, transient=False)
+            self.task = self.progress.add_task(f"league {config.name}", total=total, completed=done,
+                                               rate="", leader=self._leader())
+
+    def _leader(self) -> str:
+        lead = self.tally.leader()
+        return f"leader: {lead[0]} ({lead[1]:.0%} wins)" if lead else ""
+
+    def update(self, played: int) -> None:
+        if not self.enabled:
+            return
+        rate = played / max(time.perf_counter() - self.start, 1e-9)
+        self.progress.update(self.task, completed=self.done + played, rate=f"{rate:,.0f} games/s",
+                             leader=self._leader())
+
+    def __enter__(self):
+        if self.enabled:
+            self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.enabled:
+            self.progress.__exit__(*exc)
+
+
+def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:
+    import csv
+    import json
+
+    tmp = run_dir / f".{STANDINGS_FILE}.tmp"
+    with tmp.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(BotStanding.__dataclass_fields__))
+        w.writeheader()
+        for row in standings:
+            w.writerow(row.as_dict())
+    os.replace(tmp, run_dir / STANDINGS_FILE)
+    tmp = run_dir / ".standings.json.tmp"
+    tmp.write_text(json.dumps([r.as_dict() for r in standings], indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, run_dir / "standings.json")

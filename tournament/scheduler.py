@@ -1,0 +1,114 @@
+"""Who plays whom, in which seats, on which deals: the schedule of a league, and every seed in it.
+
+A league is a round-robin over tables: every pair of bots for 2 players, every k-subset of the
+bots for k players. Each table plays every deal once per seat arrangement (every cyclic rotation,
+or every permutation), so the luck of the draw cancels between the bots at a table.
+
+Everything here is a pure function of the config: game ids, deal seeds and bot seeds come out the
+same on every run, which is what lets ``--resume`` know what is done and a retried game replay
+exactly. Seeds are derived with ``derive_seed`` (BLAKE2b of the parts' text, 63 bits):
+
+- the deal seed of deal d (the same deal for every table of the league):
+  ``derive_seed(config.seed, "deal", d)``;
+- the seed of the deal of round r (1-based) of a game: ``round_seed(deal_seed, r)``
+  = ``derive_seed(deal_seed, "round", r)``, handed to ``GameState.deal(seed=...)``;
+- a bot's seed in one game: ``derive_seed(bot.seed, "game", game_id)``.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+SEAT_MODES = ("rotate", "permute")
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from the text of ``parts``: stable across runs, platforms and Python versions."""
+    text = "\x1f".join(str(p) for p in parts).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
+
+
+def round_seed(deal_seed: int, round_number: int) -> int:
+    """The seed of the deal of round ``round_number`` (1-based) of a game with ``deal_seed``."""
+    return derive_seed(deal_seed, "round", round_number)
+
+
+def deal_seed(league_seed: int, deal: int) -> int:
+    """The seed of deal ``deal`` (0-based) of a league: every table plays the same deals."""
+    return derive_seed(league_seed, "deal", deal)
+
+
+def bot_game_seed(bot_seed: int, game_id: str) -> int:
+    """The seed a bot is built with for one game."""
+    return derive_seed(bot_seed, "game", game_id)
+
+
+def arrangements(players: int, seats: str) -> list[tuple[int, ...]]:
+    """Seat arrangements of a table: ``arr[s]`` is the table member (0..players-1) in seat s.
+
+    ``rotate``: every cyclic rotation (``players`` of them); ``permute``: every permutation
+    (``players!``). Arrangement 0 is the identity.
+    """
+    if seats == "rotate":
+        return [tuple((s + r) % players for s in range(players)) for r in range(players)]
+    if seats == "permute":
+        return list(itertools.permutations(range(players)))
+    raise ValueError(f"seats must be one of {', '.join(SEAT_MODES)}, not {seats!r}")
+
+
+def tables(n_bots: int, players: int) -> list[tuple[int, ...]]:
+    """Every table of the round-robin: the k-subsets of the bots (indices), in order."""
+    return list(itertools.combinations(range(n_bots), players))
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game of the schedule: enough for a worker to play it."""
+
+    game_id: str
+    table: int
+    deal: int
+    arrangement: int
+    deal_seed: int
+    seats: tuple[int, ...]  # bot index (into config.bots) in each seat
+
+
+def game_id(table: int, deal: int, arrangement: int) -> str:
+    """``t<table>-d<deal>-a<arrangement>``, zero-padded so ids sort in schedule order."""
+    return f"t{table:03d}-d{deal:05d}-a{arrangement:02d}"
+
+
+def count_games(n_bots: int, players: int, deals: int, seats: str) -> int:
+    """How many games a league has: tables x deals x arrangements."""
+    n_arr = players if seats == "rotate" else math.factorial(players)
+    return math.comb(n_bots, players) * deals * n_arr
+
+
+def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int) -> Iterator[GameSpec]:
+    """Every game of a league, deal by deal, table by table, arrangement by arrangement.
+
+    A generator: a league of millions of games costs no memory to schedule. Deal-major order
+    means every table makes progress together, so the standings are fair at any moment.
+    """
+    all_tables = tables(n_bots, players)
+    all_arrangements = arrangements(players, seats)
+    for d in range(deals):
+        dseed = deal_seed(seed, d)
+        for t, members in enumerate(all_tables):
+            for a, arr in enumerate(all_arrangements):
+                yield GameSpec(game_id(t, d, a), t, d, a, dseed, tuple(members[i] for i in arr))
+
+
+def batches(specs: Iterator[GameSpec], size: int) -> Iterator[list[GameSpec]]:
+    """Consecutive games in lists of ``size`` (the last may be shorter)."""
+    batch: list[GameSpec] = []
+    for spec in specs:
+        batch.append(spec)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
