@@ -8,33 +8,13 @@ docs/bots.md describes what each policy values; tests/test_policies.py checks it
 from libc.string cimport memcpy
 from libc.stdint cimport uint8_t, uint64_t
 from engine._core cimport (
-    State, Board, Rng, Core, gen_moves, apply_move, rng_below,
+    State, Board, Rng, Core, gen_moves, apply_move, rng_below, placement_points, floor_cost,
     CENTRE, FLOOR, NO_SEAT, TILING_BASE, MAX_MOVES, DRAFT, TILING, REFILL, OVER,
 )
 
-# FLOOR_COST[n]: penalty of n occupied floor slots; RUN[mask][p]: run of set bits through bit p.
-cdef int FLOOR_COST[8]
-FLOOR_COST[:] = [0, 1, 2, 4, 6, 8, 11, 14]
-cdef uint8_t RUN[32][5]
-cdef uint8_t POP[32]
-
-cdef void _init_tables() noexcept:
-    cdef int m, p, lo, hi
-    for m in range(32):
-        POP[m] = 0
-        for p in range(5):
-            POP[m] += (m >> p) & 1
-            RUN[m][p] = 0
-            if (m >> p) & 1:
-                lo = p
-                while lo > 0 and (m >> (lo - 1)) & 1:
-                    lo -= 1
-                hi = p
-                while hi < 4 and (m >> (hi + 1)) & 1:
-                    hi += 1
-                RUN[m][p] = hi - lo + 1
-
-_init_tables()
+cdef inline int POP(int m) noexcept nogil:
+    """Set bits of a 5-bit mask."""
+    return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1) + ((m >> 3) & 1) + ((m >> 4) & 1)
 
 cdef double EPS = 1e-9
 
@@ -60,10 +40,7 @@ cdef inline void wall_of(const Board* b, Wall* w) noexcept nogil:
 
 cdef inline int place_points(const Wall* w, int row, int col) noexcept nogil:
     """Points a tile placed at (row, col) scores now (the rules' horizontal + vertical runs)."""
-    cdef int h = RUN[w.row_mask[row] | (1 << col)][col]
-    cdef int v = RUN[w.col_mask[col] | (1 << row)][row]
-    cdef int pts = (h if h > 1 else 0) + (v if v > 1 else 0)
-    return pts if pts else 1
+    return placement_points(w.row_mask[row] | (1 << col), w.col_mask[col] | (1 << row), row, col)
 
 cdef inline void put(Wall* w, int row, int col, int c) noexcept nogil:
     w.points += place_points(w, row, col)
@@ -88,7 +65,7 @@ cdef int best_column(const Wall* w, int row, int c) noexcept nogil:
     cdef int col, key, best = -1, best_key = -1, mask = gray_columns(w, row, c)
     for col in range(5):
         if (mask >> col) & 1:
-            key = place_points(w, row, col) * 8 + POP[w.col_mask[col]]
+            key = place_points(w, row, col) * 8 + POP(w.col_mask[col])
             if key > best_key:
                 best_key = key
                 best = col
@@ -114,7 +91,7 @@ cdef inline int round_value(const Board* b, bint gray) noexcept nogil:
     """Wall points this round's tiling makes certain, minus the floor's penalty."""
     cdef Wall w
     project(b, gray, &w)
-    return w.points - FLOOR_COST[w.floor_n]
+    return w.points - floor_cost(w.floor_n)
 
 # ---------------------------------------------------------------- greedy
 
@@ -185,15 +162,15 @@ cdef double board_value(const State* s, int p, const Wall* w, bint ending, const
                         const int* later, const Weights* wt) noexcept nogil:
     """What seat p's board is worth in points: score, this round's tiling, and its prospects."""
     cdef const Board* b = &s.boards[p]
-    cdef double v = b.score + w.points - FLOOR_COST[w.floor_n], chance, p_now, capacity, share
+    cdef double v = b.score + w.points - floor_cost(w.floor_n), chance, p_now, capacity, share
     cdef int i, k, c, need, col
     if ending:      # the game ends with this round: the bonuses are certain, prospects worthless
         for i in range(5):
             v += 2 * (w.row_mask[i] == 31) + 7 * (w.col_mask[i] == 31) + 10 * (w.colour_count[i] == 5)
         return v
     for i in range(5):
-        v += wt.row * 2 * sq(POP[w.row_mask[i]] / 5.0)
-        v += wt.column * 7 * sq(POP[w.col_mask[i]] / 5.0)
+        v += wt.row * 2 * sq(POP(w.row_mask[i]) / 5.0)
+        v += wt.column * 7 * sq(POP(w.col_mask[i]) / 5.0)
         v += wt.colour_set * 10 * sq(w.colour_count[i] / 5.0)
     capacity = 0
     for k in range(5):

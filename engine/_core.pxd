@@ -58,6 +58,8 @@ cdef int gen_moves(const State* s, int* out) noexcept nogil
 cdef int check_move(const State* s, int code) noexcept nogil
 cdef void apply_move(State* s, int code) noexcept nogil
 cdef int random_move(const State* s, Rng* rng) noexcept nogil
+cdef int placement_points(int row_mask, int col_mask, int row, int col) noexcept nogil
+cdef int floor_cost(int slots) noexcept nogil
 cdef uint64_t rng_next(Rng* r) noexcept nogil
 cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil
 

@@ -292,17 +292,24 @@ cdef void apply_move(State* s, int code) noexcept nogil:
 
 cdef void place(Board* b, int row, int col, int c) noexcept nogil:
     """Put a tile of colour c on the wall and score it at once."""
-    cdef int h, v, points
     b.row_mask[row] |= 1 << col
     b.col_mask[col] |= 1 << row
     b.row_colours[row] |= 1 << c
     b.col_colours[col] |= 1 << c
     b.colour_count[c] += 1
     b.cell[row * 5 + col] = c
-    h = RUN[b.row_mask[row]][col]
-    v = RUN[b.col_mask[col]][row]
-    points = (h if h > 1 else 0) + (v if v > 1 else 0)
-    b.score += points if points else 1
+    b.score += placement_points(b.row_mask[row], b.col_mask[col], row, col)
+
+cdef int placement_points(int row_mask, int col_mask, int row, int col) noexcept nogil:
+    """Points of a tile at (row, col), given its row's and column's masks with the tile in."""
+    cdef int h = RUN[row_mask][col]
+    cdef int v = RUN[col_mask][row]
+    cdef int points = (h if h > 1 else 0) + (v if v > 1 else 0)
+    return points if points else 1
+
+cdef int floor_cost(int slots) noexcept nogil:
+    """The penalty of the first `slots` occupied floor slots (0..7)."""
+    return FLOOR_COST[slots]
 
 cdef void end_draft(State* s) noexcept nogil:
     cdef int p, k, c
