@@ -178,3 +178,5 @@ app.command()(analyze)
 from tournament.cli import app as league_app  # noqa: E402
 
 app.add_typer(league_app, name="league")
+from analysis.cli import elo  # noqa: E402
+app.command()(elo)

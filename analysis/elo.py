@@ -1,0 +1,178 @@
+"""Elo ratings of 2-player games: a Bradley-Terry fit with a first-mover term, and a bootstrap.
+
+The model: in a game of bot ``a`` (seat 0) against bot ``b`` (seat 1), seat 0 scores 1 (a win),
+1/2 (a shared rank) or 0, with expectation ``1 / (1 + 10 ** (-(R_a - R_b + H) / 400))``; ``H`` is
+the first mover's edge. The ratings maximize the likelihood of every game at once (Newton's method,
+with a tiny ridge so that a bot that never wins still gets a finite rating). The 95% intervals come
+from a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played
+in every seat arrangement) is resampled whole, because its games share their luck.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import sparse
+
+SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
+
+
+@dataclass
+class EloFit:
+    """A fit: ``table`` (bot, games, rating, low, high, score_share; best first), the first
+    mover's edge in Elo points with its interval, ``superiority``: the share of bootstrap
+    fits in which the row's bot is rated above the column's, and ``unbounded``: the bots whose
+    likelihood has no maximum (they won every game, or none), rated only by the ridge."""
+    table: pl.DataFrame
+    first_move: tuple[float, float, float]
+    superiority: pl.DataFrame
+    bootstrap: int
+    unbounded: list[str]  # bots that won every game or none: the ridge sets their ratings
+
+
+def _pair_games(results: pl.DataFrame, games: pl.DataFrame):
+    """Per 2-player game: seat-0 bot, seat-1 bot, seat 0's score (1, 1/2, 0) and its deal."""
+    seats = results.select("run_id", "game_id", "seat", "bot", "rank")
+    two = seats.group_by("run_id", "game_id").agg(pl.len().alias("n")).filter(pl.col("n") == 2)
+    s0 = seats.filter(pl.col("seat") == 0).rename({"bot": "bot0", "rank": "rank0"}).drop("seat")
+    s1 = seats.filter(pl.col("seat") == 1).rename({"bot": "bot1", "rank": "rank1"}).drop("seat")
+    pairs = two.join(s0, on=["run_id", "game_id"]).join(s1, on=["run_id", "game_id"])
+    if {"table", "deal"} <= set(games.columns):
+        deal_cols = ["table", "deal"]
+    else:  # records without the schedule's columns: each game is its own deal
+        deal_cols = ["game_id"]
+    keys = games.select("run_id", "game_id", *[c for c in deal_cols if c != "game_id"])
+    pairs = pairs.join(keys, on=["run_id", "game_id"]).sort("run_id", "game_id")
+    if pairs.height == 0:
+        raise ValueError("no 2-player games in the records")
+    score = (pl.when(pl.col("rank0") < pl.col("rank1")).then(1.0)
+             .when(pl.col("rank0") == pl.col("rank1")).then(0.5).otherwise(0.0))
+    deal = pl.coalesce(  # a run without table/deal among runs with them: one game per deal
+        pl.concat_str([pl.col("run_id"), *[pl.col(c).cast(pl.String) for c in deal_cols]],
+                      separator="/"),
+        pl.concat_str([pl.col("run_id"), pl.col("game_id")], separator="/"))
+    return pairs.with_columns(score.alias("s"), deal.alias("cluster"))
+
+
+def _cells(i0, i1, s, n, w=None):
+    """Total weight and seat-0 score per ordered pair (seat-0 bot, seat-1 bot): n*n cells."""
+    w = np.ones(len(i0)) if w is None else w
+    cell = i0 * n + i1
+    return (np.bincount(cell, weights=w, minlength=n * n),
+            np.bincount(cell, weights=w * s, minlength=n * n))
+
+
+def _design(n: int) -> np.ndarray:
+    """The cells' rows of the design: +1 for the seat-0 bot, -1 for the seat-1 bot, 1 for H."""
+    x = np.zeros((n * n, n + 1))
+    idx = np.arange(n * n)
+    x[idx, idx // n] += 1.0
+    x[idx, idx % n] -= 1.0
+    x[:, n] = 1.0
+    return x
+
+
+def fit_cells(x: np.ndarray, w: np.ndarray, ws: np.ndarray, ridge: float = 1e-3,
+              iters: int = 100) -> np.ndarray:
+    """Maximum likelihood (plus a ridge) by Newton's method with step halving; log-odds units."""
+    theta = np.zeros(x.shape[1])
+
+    def objective(t):
+        eta = x @ t
+        return float(ws @ eta - w @ np.logaddexp(0.0, eta) - 0.5 * ridge * t @ t)
+
+    value = objective(theta)
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(x @ theta)))
+        grad = x.T @ (ws - w * p) - ridge * theta
+        hess = (x.T * (w * p * (1.0 - p))) @ x + ridge * np.eye(len(theta))
+        step = np.linalg.solve(hess, grad)
+        t = 1.0
+        while t > 1e-8:
+            new = objective(theta + t * step)
+            if new >= value - 1e-12:
+                break
+            t /= 2
+        theta, gain, value = theta + t * step, new - value, new
+        if abs(gain) < 1e-10 and np.max(np.abs(t * step)) < 1e-8:
+            break
+    return theta
+
+
+def _centre(theta: np.ndarray, n: int, anchor: int | None, anchor_value: float) -> np.ndarray:
+    r = theta[..., :n] * SCALE
+    base = r.mean(axis=-1, keepdims=True) if anchor is None else r[..., anchor:anchor + 1]
+    return r - base + anchor_value
+
+
+def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = None,
+            anchor_value: float = 0.0, bootstrap: int = 200, seed: int = 0,
+            level: float = 0.95, ridge: float = 1e-3) -> EloFit:
+    """Fit Elo ratings to the 2-player games of ``results`` (deals taken from ``games``).
+
+    Ratings are centred on the pool's mean, or put ``anchor`` (a bot's name) at ``anchor_value``.
+    ``bootstrap`` resamples of whole deals (seeded by ``seed``) give the ``level`` intervals.
+    """
+    pairs = _pair_games(results, games)
+    bots = sorted(set(pairs["bot0"].to_list()) | set(pairs["bot1"].to_list()))
+    if anchor is not None and anchor not in bots:
+        raise ValueError(f"anchor {anchor!r} is not a bot of these games (bots: {', '.join(bots)})")
+    if bootstrap < 0:
+        raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    n, index = len(bots), {b: i for i, b in enumerate(bots)}
+    a_idx = None if anchor is None else index[anchor]
+    i0 = np.array([index[b] for b in pairs["bot0"].to_list()], dtype=np.int64)
+    i1 = np.array([index[b] for b in pairs["bot1"].to_list()], dtype=np.int64)
+    s = pairs["s"].to_numpy().astype(float)
+    x = _design(n)
+    theta = fit_cells(x, *_cells(i0, i1, s, n), ridge=ridge)
+    rating, edge = _centre(theta, n, a_idx, anchor_value), theta[n] * SCALE
+
+    samples = np.empty((bootstrap, n + 1))
+    if bootstrap:
+        codes = pairs["cluster"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
+        codes = np.unique(codes, return_inverse=True)[1]
+        k, cell = codes.max() + 1, i0 * n + i1
+        per_w = sparse.csr_matrix((np.ones(len(s)), (codes, cell)), shape=(k, n * n))
+        per_ws = sparse.csr_matrix((s, (codes, cell)), shape=(k, n * n))
+        rng = np.random.default_rng(seed)
+        for j in range(bootstrap):
+            counts = np.bincount(rng.integers(0, k, size=k), minlength=k).astype(float)
+            t = fit_cells(x, per_w.T @ counts, per_ws.T @ counts, ridge=ridge)
+            samples[j, :n], samples[j, n] = _centre(t, n, a_idx, anchor_value), t[n] * SCALE
+    q = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
+    low, high = (np.percentile(samples, q, axis=0) if bootstrap
+                 else np.full((2, n + 1), np.nan))
+
+    table = _table(results, pairs, bots, rating, low[:n], high[:n])
+    sup = [[float(np.mean(samples[:, a] > samples[:, b])) if bootstrap and a != b else None
+            for b in range(n)] for a in range(n)]
+    superiority = pl.DataFrame({"bot": bots, **{b: [row[j] for row in sup]
+                                                for j, b in enumerate(bots)}})
+    order = table["bot"].to_list()
+    superiority = superiority.join(pl.DataFrame({"bot": order, "_o": range(n)}), on="bot")
+    superiority = superiority.sort("_o").select("bot", *order)
+    points = np.bincount(i0, weights=s, minlength=n) + np.bincount(i1, weights=1 - s, minlength=n)
+    played = np.bincount(i0, minlength=n) + np.bincount(i1, minlength=n)
+    unbounded = [b for b, p, g in zip(bots, points, played) if p == 0 or p == g]
+    return EloFit(table, (float(edge), float(low[n]), float(high[n])), superiority, bootstrap,
+                  unbounded)
+
+
+def _table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
+    keys = pairs.select("run_id", "game_id")
+    seats = results.join(keys, on=["run_id", "game_id"])
+    total = pl.col("score").cast(pl.Float64).sum().over("run_id", "game_id")
+    share = pl.when(total > 0).then(pl.col("score") / total).otherwise(0.5)
+    per_bot = (seats.with_columns(share.alias("share")).group_by("bot")
+               .agg(pl.len().alias("games"), pl.col("share").mean().alias("score_share")))
+    fit = pl.DataFrame({"bot": bots, "rating": rating, "low": low, "high": high})
+    return (fit.join(per_bot, on="bot")
+            .select("bot", pl.col("games").cast(pl.Int64), "rating", "low", "high", "score_share")
+            .sort("rating", descending=True))
+
+
+def elo_table(results: pl.DataFrame, games: pl.DataFrame, **options) -> pl.DataFrame:
+    """Just the ratings table of ``fit_elo``: bot, games, rating, low, high, score_share."""
+    return fit_elo(results, games, **options).table

@@ -1,0 +1,168 @@
+"""analysis: reading run folders, the Elo fit, its bootstrap intervals, and ``azul elo``."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from analysis import fit_elo, read_records, read_table
+from analysis.synthetic import synthetic_league, write_league
+from azul_cli.main import app
+
+runner = CliRunner()
+TRUTH = [("a", 300.0), ("b", 100.0), ("c", -100.0), ("d", -300.0)]  # centred: mean 0
+
+
+def ratings(fit) -> dict[str, dict]:
+    return {row["bot"]: row for row in fit.table.iter_rows(named=True)}
+
+
+def test_the_fit_recovers_the_truth_on_a_big_league():
+    league = synthetic_league(TRUTH, 600, edge=50.0, seed=1)
+    fit = fit_elo(league["results"], league["games"], bootstrap=50, seed=1)
+    got = ratings(fit)
+    assert list(fit.table.columns) == ["bot", "games", "rating", "low", "high", "score_share"]
+    assert fit.table["bot"].to_list() == ["a", "b", "c", "d"]  # best first
+    for bot, elo in TRUTH:
+        assert got[bot]["games"] == 3 * 600 * 2
+        assert abs(got[bot]["rating"] - elo) < 30, (bot, got[bot])
+        assert got[bot]["low"] < got[bot]["rating"] < got[bot]["high"]
+    assert abs(fit.table["rating"].mean()) < 1e-6  # centred on the pool's mean
+    edge, low, high = fit.first_move
+    assert abs(edge - 50.0) < 25 and low < edge < high
+    assert fit.superiority.filter(bot="a")["d"].item() == 1.0
+    assert fit.unbounded == []
+
+
+def coverage(deal_columns: bool, shared_luck: bool = True, reps: int = 40):
+    """Share of the 95% intervals holding the true rating, and their mean width, over small leagues."""
+    hits, widths = [], []
+    for rep in range(reps):
+        league = synthetic_league(TRUTH, 20, edge=50.0, seed=100 + rep, shared_luck=shared_luck)
+        games = league["games"] if deal_columns else league["games"].drop("table", "deal")
+        got = ratings(fit_elo(league["results"], games, bootstrap=200, seed=rep))
+        for bot, elo in TRUTH:
+            hits.append(got[bot]["low"] <= elo <= got[bot]["high"])
+            widths.append(got[bot]["high"] - got[bot]["low"])
+    return float(np.mean(hits)), float(np.mean(widths))
+
+
+def test_the_intervals_cover_the_truth_and_resample_whole_deals():
+    # The two games of a synthetic deal share its luck, as a real deal's games do.
+    by_deal, width_deal = coverage(deal_columns=True)
+    assert 0.85 <= by_deal <= 1.0, by_deal
+    # Records without table/deal: each game is its own deal. Resampling games ignores the
+    # correlation within a deal, so the intervals come out too narrow (about 1/sqrt(2)) and miss.
+    by_game, width_game = coverage(deal_columns=False)
+    assert width_deal > 1.25 * width_game, (width_deal, width_game)
+    assert by_game < by_deal
+    # With independent games the two agree: the width comes from the deals, not from a fudge.
+    _, width_independent_deal = coverage(deal_columns=True, shared_luck=False, reps=10)
+    _, width_independent_game = coverage(deal_columns=False, shared_luck=False, reps=10)
+    assert 0.85 < width_independent_deal / width_independent_game < 1.15
+
+
+def test_no_bootstrap_gives_no_intervals():
+    league = synthetic_league(TRUTH, 10, seed=3)
+    fit = fit_elo(league["results"], league["games"], bootstrap=0)
+    assert fit.table["low"].is_nan().all() and fit.table["high"].is_nan().all()
+    assert fit.superiority.filter(bot="a")["b"].item() is None
+
+
+def test_anchor_puts_a_bot_at_a_value():
+    league = synthetic_league(TRUTH, 50, seed=4)
+    free = ratings(fit_elo(league["results"], league["games"], bootstrap=20, seed=0))
+    fit = fit_elo(league["results"], league["games"], anchor="d", anchor_value=1000.0,
+                  bootstrap=20, seed=0)
+    got = ratings(fit)
+    assert got["d"]["rating"] == pytest.approx(1000.0)
+    assert got["d"]["low"] == pytest.approx(1000.0) and got["d"]["high"] == pytest.approx(1000.0)
+    for bot, _ in TRUTH:  # the same ratings, shifted
+        assert got[bot]["rating"] - got["d"]["rating"] == pytest.approx(
+            free[bot]["rating"] - free["d"]["rating"])
+    with pytest.raises(ValueError, match="anchor 'zz'"):
+        fit_elo(league["results"], league["games"], anchor="zz")
+
+
+def test_a_draw_counts_half():
+    league = synthetic_league([("x", 0.0), ("y", 0.0)], 30, edge=0.0, seed=5)
+    draws = league["results"].with_columns(rank=1)  # every game a shared first place
+    fit = fit_elo(draws, league["games"], bootstrap=0)
+    assert np.allclose(fit.table["rating"].to_numpy(), 0.0, atol=1e-6)
+    assert fit.first_move[0] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_reading_several_folders_skips_temporary_parts(tmp_path):
+    one = write_league(synthetic_league(TRUTH, 5, seed=6, run_id="one"), tmp_path / "one")
+    two = write_league(synthetic_league(TRUTH, 5, seed=7, run_id="two"), tmp_path / "two")
+    (one / "results" / ".part-000002.parquet.tmp").write_bytes(b"not parquet")
+    records = read_records([one, two])
+    assert records["games"].height == 2 * 6 * 5 * 2
+    assert records["results"].height == 2 * records["games"].height
+    assert set(records["results"]["run_id"].unique()) == {"one", "two"}
+    with pytest.raises(ValueError, match="unknown table"):
+        read_table(one, "nope")
+
+
+def test_a_folder_without_records_is_a_clear_error(tmp_path):
+    (tmp_path / "empty" / "games").mkdir(parents=True)
+    with pytest.raises(ValueError, match=f"{tmp_path / 'empty'}: no game records"):
+        read_records(tmp_path / "empty")
+    result = runner.invoke(app, ["elo", str(tmp_path / "empty")])
+    assert result.exit_code == 1
+    message = f"error: {tmp_path / 'empty'}: no game records (no games/*.parquet)"
+    assert result.output.strip().splitlines() == [message]
+
+
+def test_analysis_does_not_import_ray_tournament_or_bots():
+    import subprocess
+    code = ("import sys, analysis, analysis.cli, analysis.elo, analysis.records, analysis.synthetic;"
+            "bad = [m for m in ('ray', 'tournament', 'bots') if m in sys.modules]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("league")
+    config = tmp / "tiny.yaml"
+    config.write_text(yaml.safe_dump({"name": "tiny", "deals": 3, "seed": 2, "out": str(tmp / "out"),
+                                      "bots": ["random", "greedy", "heuristic"]}))
+    result = runner.invoke(app, ["league", "run", str(config), "--workers", "0", "--no-mlflow",
+                                 "--quiet"])
+    assert result.exit_code == 0, result.output
+    return tmp / "out" / "tiny"
+
+
+def test_a_real_run_gives_one_row_per_bot(real_run):
+    records = read_records(real_run)
+    fit = fit_elo(records["results"], records["games"], bootstrap=20)
+    assert sorted(fit.table["bot"].to_list()) == ["greedy", "heuristic", "random"]
+    assert fit.table["games"].to_list() == [2 * 3 * 2] * 3  # 2 tables, 3 deals, 2 seatings
+    assert fit.table.filter(bot="random")["rating"].item() == fit.table["rating"].min()
+    assert fit.unbounded == ["random"]  # it never wins: only the ridge keeps its rating finite
+
+
+def test_the_command_in_every_format(real_run):
+    result = runner.invoke(app, ["elo", str(real_run), "--format", "csv", "--bootstrap", "20"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert [r["bot"] for r in rows] and set(rows[0]) == {"bot", "games", "rating", "low", "high",
+                                                         "score_share"}
+    result = runner.invoke(app, ["elo", str(real_run), "--format", "json", "--bootstrap", "20",
+                                 "--anchor", "random", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert {b["bot"]: b["rating"] for b in doc["bots"]}["random"] == 0.0
+    assert set(doc["superiority"]) == {"random", "greedy", "heuristic"} and "first_move" in doc
+    result = runner.invoke(app, ["elo", str(real_run), "--bootstrap", "20"])
+    assert result.exit_code == 0 and "heuristic" in result.output and "first mover" in result.output
+    result = runner.invoke(app, ["elo", str(real_run), "--anchor", "nobody"])
+    assert result.exit_code == 1 and result.output.startswith("error: anchor 'nobody'")
