@@ -96,3 +96,74 @@ def _print_table(fit, anchor: str | None, anchor_value: float) -> None:
     for bot in fit.unbounded:
         console.print(f"note: {bot} won every game or none: its rating and interval are only a "
                       "bound (set by the fit's ridge)", soft_wrap=True)
+
+
+class What(str, Enum):
+    standings = "standings"
+    crosstable = "crosstable"
+    seats = "seats"
+
+
+WhatOpt = Annotated[What, typer.Option(
+    "--what", "-w", help="standings (per bot), crosstable (2-player head to head) or seats "
+                         "(win rate by seat).")]
+
+
+def standings_command(run_dirs: RunDirsArg, format: FormatOpt = Format.table,
+                      what: WhatOpt = What.standings) -> None:
+    """Standings, head-to-head crosstable or seat advantage, each rate with a Wilson 95% interval."""
+    from . import stats
+    from .records import read_records
+
+    fn = {What.standings: stats.standings, What.crosstable: stats.crosstable,
+          What.seats: stats.seat_advantage}[what]
+    try:
+        records = read_records(run_dirs)
+        frame = fn(records["results"], records["games"])
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    if format is Format.csv:
+        typer.echo(frame.write_csv(), nl=False)
+    elif format is Format.json:
+        rows = [{k: _num(v, 4) if isinstance(v, float) else v for k, v in row.items()}
+                for row in frame.iter_rows(named=True)]
+        typer.echo(json.dumps({"what": what.value, "rows": rows}, indent=2))
+    else:
+        _print_stats(frame, what)
+
+
+def _print_stats(frame, what: What) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    def interval(lo: str, hi: str, fmt: str):
+        return lambda r: f"{r[lo]:{fmt}}..{r[hi]:{fmt}}"
+
+    def col(name: str, fmt: str = ""):
+        return lambda r: "all" if r[name] is None else f"{r[name]:{fmt}}"
+
+    columns = {  # header -> cell of a row
+        What.standings: {"bot": col("bot"), "games": col("games"), "W": col("wins"),
+                         "S": col("shared"), "L": col("losses"), "win": col("win_rate", ".3f"),
+                         "95%": interval("low", "high", ".2f"), "share": col("score_share", ".1%"),
+                         "score": lambda r: f"{r['mean_score']:.1f}"
+                                            f"±{(r['score_high'] - r['score_low']) / 2:.1f}",
+                         "floor": col("mean_floor_penalty", ".1f"), "bonus": col("mean_bonus", ".1f")},
+        What.crosstable: {"bot": col("bot"), "opponent": col("opponent"), "games": col("games"),
+                          "W": col("wins"), "S": col("shared"), "L": col("losses"),
+                          "score": col("score", ".3f"), "95%": interval("low", "high", ".3f")},
+        What.seats: {"players": col("num_players"), "bot": col("bot"), "seat": col("seat"),
+                     "games": col("games"), "win": col("win_rate", ".3f"),
+                     "95%": interval("low", "high", ".3f"), "no edge": col("expected", ".3f")},
+    }[what]
+    table = Table(box=box.SIMPLE_HEAD, title=f"{what.value}: points per game (win 1, shared "
+                  "first 1/2), 95% Wilson intervals")
+    for name in columns:
+        table.add_column(name.strip(), justify="left" if name in ("bot", "opponent") else "right",
+                         no_wrap=True)
+    for row in frame.iter_rows(named=True):
+        table.add_row(*(cell(row) for cell in columns.values()))
+    console = Console()
+    console.width = max(console.width, 100)  # the standings need 92 columns; fewer would cut cells
+    console.print(table)

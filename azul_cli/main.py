@@ -180,3 +180,5 @@ from tournament.cli import app as league_app  # noqa: E402
 app.add_typer(league_app, name="league")
 from analysis.cli import elo  # noqa: E402
 app.command()(elo)
+from analysis.cli import standings_command
+app.command("standings")(standings_command)

@@ -1,0 +1,127 @@
+"""Strategy statistics of league records: standings, a head-to-head crosstable, seat advantage.
+
+Every rate comes with its number of games ``n`` and a Wilson 95% interval (``low``, ``high``).
+A game's outcome for a seat is its *points*: 1 for a win (rank 1 alone), 1/2 for a shared first
+place (rank 1 held by more than one seat), 0 otherwise; a rate is points / games. The Wilson
+interval treats games as independent; the games of one deal share its luck, so it runs a little
+narrow for paired seatings (see docs/analysis.md).
+"""
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
+
+
+def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials; (nan, nan) when ``n`` is 0."""
+    if n <= 0:
+        return math.nan, math.nan
+    p = k / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (0.0 if k <= 0 else max(0.0, centre - half)), (1.0 if k >= n else min(1.0, centre + half))
+
+
+def wilson_exprs(k: str, n: str, prefix: str = "", z: float = Z95) -> list[pl.Expr]:
+    """``low`` and ``high`` columns of the Wilson interval of columns ``k`` of ``n``."""
+    p = pl.col(k) / pl.col(n)
+    nn = pl.col(n).cast(pl.Float64)
+    denom = 1.0 + z * z / nn
+    centre = (p + z * z / (2 * nn)) / denom
+    half = z * (p * (1 - p) / nn + z * z / (4 * nn * nn)).sqrt() / denom
+    low = pl.when(pl.col(k) <= 0).then(0.0).otherwise((centre - half).clip(0.0, 1.0))
+    high = pl.when(pl.col(k) >= pl.col(n)).then(1.0).otherwise((centre + half).clip(0.0, 1.0))
+    return [low.alias(f"{prefix}low"), high.alias(f"{prefix}high")]
+
+
+def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
+    """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
+    by several seats), ``loss``, ``points`` (1, 1/2, 0) and ``table_score`` (all seats' scores).
+    With ``games``, only the games that it lists are kept."""
+    if games is not None:
+        results = results.join(games.select("run_id", "game_id"), on=["run_id", "game_id"],
+                               how="semi")
+    if results.height == 0:
+        raise ValueError("no game results in the records")
+    g = ["run_id", "game_id"]
+    firsts = (pl.col("rank") == 1).sum().over(g)
+    out = results.with_columns(
+        pl.len().over(g).alias("num_players"),
+        ((pl.col("rank") == 1) & (firsts == 1)).alias("win"),
+        ((pl.col("rank") == 1) & (firsts > 1)).alias("shared"),
+        pl.col("score").sum().over(g).alias("table_score"))
+    return out.with_columns(
+        (~pl.col("win") & ~pl.col("shared")).alias("loss"),
+        (pl.col("win").cast(pl.Float64) + 0.5 * pl.col("shared").cast(pl.Float64)).alias("points"))
+
+
+def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Per bot, best first: ``games``, ``wins``, ``shared``, ``losses``, ``win_rate`` (points per
+    game) with its Wilson ``low``/``high``, ``score_share`` (its points over all seats' points in
+    its games), ``mean_score`` with a normal 95% interval (``score_low``/``score_high``),
+    ``mean_floor_penalty`` and ``mean_bonus``."""
+    o = outcomes(results, games)
+    se = pl.col("score").cast(pl.Float64).std() / pl.len().sqrt()
+    table = o.group_by("bot").agg(
+        pl.len().alias("games"),
+        pl.col("win").sum().alias("wins"),
+        pl.col("shared").sum().alias("shared"),
+        pl.col("loss").sum().alias("losses"),
+        pl.col("points").sum().alias("points"),
+        (pl.col("score").sum() / pl.col("table_score").sum()).alias("score_share"),
+        pl.col("score").cast(pl.Float64).mean().alias("mean_score"),
+        (pl.col("score").cast(pl.Float64).mean() - Z95 * se).alias("score_low"),
+        (pl.col("score").cast(pl.Float64).mean() + Z95 * se).alias("score_high"),
+        pl.col("floor_penalty_total").cast(pl.Float64).mean().alias("mean_floor_penalty"),
+        pl.col("bonus_points").cast(pl.Float64).mean().alias("mean_bonus"))
+    table = table.with_columns((pl.col("points") / pl.col("games")).alias("win_rate"),
+                               *wilson_exprs("points", "games"))
+    return table.sort(["win_rate", "mean_score", "bot"], descending=[True, True, False]).select(
+        "bot", "games", "wins", "shared", "losses", "win_rate", "low", "high", "score_share",
+        "mean_score", "score_low", "score_high", "mean_floor_penalty", "mean_bonus")
+
+
+def crosstable(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
+    """2-player games head to head: per ordered pair (``bot``, ``opponent``) of different bots,
+    ``games``, ``wins``, ``shared``, ``losses``, ``score`` (``bot``'s points per game against
+    ``opponent``) and its Wilson ``low``/``high``. Each pair appears in both orders."""
+    o = outcomes(results, games).filter(pl.col("num_players") == 2)
+    if o.height == 0:
+        raise ValueError("no 2-player games in the records")
+    opp = o.select("run_id", "game_id", pl.col("seat").alias("opp_seat"),
+                   pl.col("bot").alias("opponent"))
+    pairs = (o.join(opp, on=["run_id", "game_id"]).filter(pl.col("seat") != pl.col("opp_seat"))
+             .filter(pl.col("bot") != pl.col("opponent")))
+    table = pairs.group_by("bot", "opponent").agg(
+        pl.len().alias("games"), pl.col("win").sum().alias("wins"),
+        pl.col("shared").sum().alias("shared"), pl.col("loss").sum().alias("losses"),
+        pl.col("points").sum().alias("points"))
+    return (table.with_columns((pl.col("points") / pl.col("games")).alias("score"),
+                               *wilson_exprs("points", "games"))
+            .sort("bot", "opponent")
+            .select("bot", "opponent", "games", "wins", "shared", "losses", "score", "low", "high"))
+
+
+def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Win rate (points per game) by seat, per player count: first the rows of all bots together
+    (``bot`` null), then per bot and seat. Columns: ``num_players``, ``bot``, ``seat``,
+    ``games``, ``win_rate``, Wilson ``low``/``high``, and ``expected`` (1 / num_players, the rate
+    of a seat with no edge between equal players)."""
+    o = outcomes(results, games)
+    aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]
+    overall = (o.group_by("num_players", "seat").agg(*aggs)
+               .with_columns(pl.lit(None, dtype=pl.String).alias("bot")))
+    per_bot = o.group_by("num_players", "bot", "seat").agg(*aggs)
+    cols = ["num_players", "bot", "seat", "games", "points"]
+    table = pl.concat([overall.select(cols), per_bot.select(cols)])
+    table = table.with_columns(
+        pl.col("num_players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+        (pl.col("points") / pl.col("games")).alias("win_rate"),
+        *wilson_exprs("points", "games"),
+        (1.0 / pl.col("num_players")).alias("expected"))
+    return (table.sort(["num_players", pl.col("bot").is_not_null(), "bot", "seat"])
+            .select("num_players", "bot", "seat", "games", "win_rate", "low", "high", "expected"))

@@ -1,0 +1,139 @@
+"""analysis.stats: standings, crosstable and seat advantage with Wilson intervals; ``azul standings``."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from analysis.stats import crosstable, seat_advantage, standings, wilson
+from analysis.synthetic import synthetic_league, write_league
+from azul_cli.main import app
+
+runner = CliRunner()
+
+
+def results(rows: list[tuple]) -> pl.DataFrame:
+    """(game_id, seat, bot, score, rank, floor, bonus) rows as a results frame."""
+    cols = ["game_id", "seat", "bot", "score", "rank", "floor_penalty_total", "bonus_points"]
+    frame = pl.DataFrame(rows, schema=cols, orient="row")
+    return frame.with_columns(pl.lit("r").alias("run_id"), (pl.col("rank") == 1).alias("is_winner"))
+
+
+# A beats B twice (A in seat 0, then seat 1), the third game is a shared first place.
+THREE = results([("g1", 0, "A", 50, 1, 4, 10), ("g1", 1, "B", 30, 2, 8, 0),
+                 ("g2", 0, "B", 20, 2, 6, 2), ("g2", 1, "A", 40, 1, 2, 7),
+                 ("g3", 0, "A", 30, 1, 0, 4), ("g3", 1, "B", 30, 1, 1, 4)])
+
+
+def test_wilson_matches_known_values():
+    assert wilson(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert wilson(50, 100) == pytest.approx((0.4038, 0.5962), abs=1e-4)
+
+
+def test_standings_on_known_games():
+    table = standings(THREE)
+    assert table["bot"].to_list() == ["A", "B"]
+    a = table.row(0, named=True)
+    assert (a["games"], a["wins"], a["shared"], a["losses"]) == (3, 2, 1, 0)
+    assert a["win_rate"] == pytest.approx(2.5 / 3)
+    assert (a["low"], a["high"]) == pytest.approx(wilson(2.5, 3))
+    assert a["score_share"] == pytest.approx(120 / 200)
+    assert a["mean_score"] == pytest.approx(40.0)
+    assert a["score_low"] < 40.0 < a["score_high"]
+    assert a["mean_floor_penalty"] == pytest.approx(2.0) and a["mean_bonus"] == pytest.approx(7.0)
+    b = table.row(1, named=True)
+    assert (b["games"], b["wins"], b["shared"], b["losses"]) == (3, 0, 1, 2)
+    assert b["win_rate"] == pytest.approx(0.5 / 3) and b["score_share"] == pytest.approx(0.4)
+
+
+def test_standings_keep_only_the_listed_games():
+    games = pl.DataFrame({"run_id": ["r", "r"], "game_id": ["g1", "g2"]})
+    a = standings(THREE, games).row(0, named=True)
+    assert (a["bot"], a["games"], a["wins"], a["shared"]) == ("A", 2, 2, 0)
+
+
+def test_crosstable_on_known_games():
+    table = crosstable(THREE)
+    assert table.select("bot", "opponent").rows() == [("A", "B"), ("B", "A")]
+    ab, ba = table.row(0, named=True), table.row(1, named=True)
+    assert (ab["games"], ab["wins"], ab["shared"], ab["losses"]) == (3, 2, 1, 0)
+    assert ab["score"] == pytest.approx(2.5 / 3) and ba["score"] == pytest.approx(0.5 / 3)
+    assert (ab["low"], ab["high"]) == pytest.approx(wilson(2.5, 3))
+    assert (ba["low"], ba["high"]) == pytest.approx(wilson(0.5, 3))
+
+
+def test_crosstable_skips_games_of_more_players():
+    three = results([("g9", 0, "A", 10, 1, 0, 0), ("g9", 1, "B", 5, 2, 0, 0),
+                     ("g9", 2, "C", 1, 3, 0, 0)])
+    assert crosstable(pl.concat([THREE, three])).height == 2
+    with pytest.raises(ValueError, match="no 2-player games"):
+        crosstable(three)
+
+
+def test_seat_advantage_finds_a_first_mover_edge():
+    # 3 bots, 300 deals a table, each played in both seatings; the first mover has +100 Elo
+    # (an expected 0.64 for seat 0 between equal bots).
+    league = synthetic_league([("a", 100.0), ("b", 0.0), ("c", -100.0)], 300, edge=100.0, seed=2)
+    table = seat_advantage(league["results"], league["games"])
+    overall = table.filter(pl.col("bot").is_null()).sort("seat")
+    assert overall["seat"].to_list() == [0, 1] and overall["games"].to_list() == [1800, 1800]
+    seat0 = overall.row(0, named=True)
+    assert seat0["low"] > 0.5 and 0.58 < seat0["win_rate"] < 0.70
+    assert overall.row(1, named=True)["high"] < 0.5
+    assert seat0["expected"] == 0.5
+    per_bot = table.filter(pl.col("bot").is_not_null())
+    assert per_bot.height == 6 and per_bot["games"].to_list() == [600] * 6
+    for bot in "abc":  # every bot does better as the first mover
+        rows = per_bot.filter(bot=bot).sort("seat")["win_rate"].to_list()
+        assert rows[0] > rows[1], bot
+
+
+def test_no_edge_gives_an_interval_around_half():
+    league = synthetic_league([("a", 0.0), ("b", 0.0)], 400, edge=0.0, seed=3, shared_luck=False)
+    seat0 = seat_advantage(league["results"]).filter(pl.col("bot").is_null(), seat=0)
+    assert seat0["low"].item() < 0.5 < seat0["high"].item()
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    """A run folder in the records' layout, written from a synthetic 3-bot league."""
+    league = synthetic_league([("a", 100.0), ("b", 0.0), ("c", -100.0)], 40, seed=4)
+    return write_league(league, tmp_path / "league")
+
+
+def test_the_command_in_every_format(run_dir):
+    result = runner.invoke(app, ["standings", str(run_dir), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    bots = [r["bot"] for r in rows]
+    assert len(bots) == len(set(bots)) >= 2 and {"games", "win_rate", "low", "high"} <= set(rows[0])
+    result = runner.invoke(app, ["standings", str(run_dir), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["what"] == "standings" and sorted(r["bot"] for r in doc["rows"]) == sorted(bots)
+    assert all(r["low"] <= r["win_rate"] <= r["high"] for r in doc["rows"])
+    result = runner.invoke(app, ["standings", str(run_dir), "-f", "json", "--what", "crosstable"])
+    assert result.exit_code == 0, result.output
+    pairs = json.loads(result.output)["rows"]
+    assert len(pairs) == len(bots) * (len(bots) - 1)
+    result = runner.invoke(app, ["standings", str(run_dir), "-f", "csv", "--what", "seats"])
+    assert result.exit_code == 0, result.output
+    seats = list(csv.DictReader(io.StringIO(result.output)))
+    assert len(seats) == 2 * (len(bots) + 1)
+    for what in ("standings", "crosstable", "seats"):
+        result = runner.invoke(app, ["standings", str(run_dir), "--what", what])
+        assert result.exit_code == 0 and "95%" in result.output and bots[0] in result.output
+
+
+def test_the_command_fails_in_one_line(tmp_path):
+    (tmp_path / "empty" / "games").mkdir(parents=True)
+    result = runner.invoke(app, ["standings", str(tmp_path / "empty")])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        f"error: {tmp_path / 'empty'}: no game records (no games/*.parquet)"]
