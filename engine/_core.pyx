@@ -539,9 +539,6 @@ cdef class Core:
         """Whether some seat could still complete a wall row (see can_still_end in C)."""
         return can_still_end(&self.s)
 
-    def check(self, int code):
-        return check_move(&self.s, code)
-
     def play(self, int code):
         """Apply the move if legal; return 0, or the error code and change nothing."""
         cdef int err = check_move(&self.s, code)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ._core import Core
+from ._core import ERRORS, Core
 from .errors import IllegalMoveError, InvalidPositionError
 from .notation import COLOUR_NAMES, COLOURS, MOVES, Move
 from .position import ranks, read_position
@@ -85,7 +85,7 @@ class GameState:
         move = move if type(move) is Move else Move.parse(move)
         err = self._core.play(move.code)
         if err:
-            raise IllegalMoveError(f"illegal move {move}: {self._reason(err, move)}")
+            raise IllegalMoveError(f"illegal move {move}: {self._reason(ERRORS.get(err, err), move)}")
 
     def deal(self, seed: int | None = None, factories: list[str] | None = None) -> None:
         """Deal the next round: drawn from ``seed``, or the given factory strings (checked)."""
@@ -140,39 +140,39 @@ class GameState:
         return cls(core)
 
     # ------------------------------------------------------------ messages
-    def _reason(self, err: int, move: Move) -> str:
+    def _reason(self, why: str, move: Move) -> str:
         raw = self._core.export()
         seat = raw["to_move"]
         lines = raw["boards"][seat][1]
         phase = PHASES[raw["phase"]]
         colour = COLOUR_NAMES[COLOURS.index(move.colour)] if move.colour else None
-        if err == 1:
+        if why == "not_draft":
             due = ", a deal is due" if phase == "refill" else ""
             return f"not the drafting phase (the phase is {phase}{due})"
-        if err == 2:
+        if why == "no_factory":
             n = len(raw["factories"])
             return f"factory {move.factory} does not exist: a {raw['players']}-player game has {n} factories"
-        if err == 3:
+        if why == "no_colour":
             where = "the centre" if move.from_center else f"factory {move.factory}"
             return f"{where} has no {colour}"
-        if err == 4:
+        if why == "line_full":
             return f"line {move.line} is full"
-        if err == 5:
+        if why == "line_other":
             held = COLOUR_NAMES[lines[move.line - 1][0]]
             return f"line {move.line} holds {held}"
-        if err == 6:
+        if why == "wall_row":
             return f"wall row {move.line} already has {colour}"
-        if err == 7:
+        if why == "not_tiling":
             return f"not the tiling phase (the phase is {phase}; tiling moves exist only on the gray wall)"
-        if err == 8:
+        if why == "wrong_line":
             nxt = next(k for k in range(5) if lines[k][1] == k + 1) + 1
             return f"seat {seat} tiles line {nxt} next, not line {move.line}"
-        if err == 9:
+        if why == "square_taken":
             return f"wall row {move.line} column {move.column} is already filled"
-        if err == 10:
+        if why == "column_has":
             held = COLOUR_NAMES[lines[move.line - 1][0]]
             return f"wall column {move.column} already has {held}"
-        return f"unknown error code {err}"
+        return f"unknown error {why}"
 
 
 def new_game(players: int = 2, variant: str = "colored", seed: int | None = None) -> GameState:
