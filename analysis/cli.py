@@ -1,8 +1,9 @@
 """``azul elo``: Elo ratings with 95% intervals from the records of one or more league runs.
 
 Registered on the ``azul`` app in azul_cli/main.py. Only parses the options, calls
-``analysis.read_records`` and ``analysis.fit_elo``, and prints (docs/analysis.md). The analysis
-modules (DuckDB, Polars, SciPy) load when the command runs, so other commands start fast.
+``analysis.read_records`` and ``analysis.rate_by_players`` (one fit per player count), and prints
+(docs/analysis.md). The analysis modules (DuckDB, Polars, SciPy) load when the command runs, so
+other commands start fast.
 """
 from __future__ import annotations
 
@@ -44,57 +45,114 @@ def _num(x: float | None, digits: int = 1) -> float | None:
     return None if x is None or math.isnan(x) else round(x, digits)
 
 
+OpenSkillOpt = Annotated[bool, typer.Option(
+    "--openskill", help="Add OpenSkill's game-by-game view (mu, sigma) next to the ratings.")]
+
+
 def elo(run_dirs: RunDirsArg, format: FormatOpt = Format.table, anchor: AnchorOpt = None,
-        anchor_value: AnchorValueOpt = 0.0, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0) -> None:
-    """Elo ratings of the bots of 2-player leagues, with 95% intervals (a bootstrap over deals)."""
-    from .elo import fit_elo
+        anchor_value: AnchorValueOpt = 0.0, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
+        openskill: OpenSkillOpt = False) -> None:
+    """Elo-scale ratings of the bots, one fit per player count, with 95% intervals (a bootstrap
+    over deals): Bradley-Terry for 2 players, Plackett-Luce for 3 and 4."""
+    from .ratings import rate_by_players
     from .records import read_records
 
     try:
         records = read_records(run_dirs)
-        fit = fit_elo(records["results"], records["games"], anchor=anchor,
-                      anchor_value=anchor_value, bootstrap=bootstrap, seed=seed)
+        fits = rate_by_players(records["results"], records["games"], anchor=anchor,
+                               anchor_value=anchor_value, bootstrap=bootstrap, seed=seed)
+        tables = {n: _with_openskill(fit.table, records, n) if openskill else fit.table
+                  for n, fit in fits.items()}
     except (ValueError, OSError) as exc:
         _fail(str(exc))
     if format is Format.csv:
-        typer.echo(fit.table.write_csv(), nl=False)
+        import polars as pl
+
+        frame = pl.concat([t.select(pl.lit(n, dtype=pl.Int64).alias("num_players"), pl.all())
+                           for n, t in tables.items()])
+        typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        edge, low, high = fit.first_move
-        doc = {"bots": [{k: _num(v, 4 if k == "score_share" else 1) if isinstance(v, float) else v
-                         for k, v in row.items()}
-                        for row in fit.table.iter_rows(named=True)],
-               "first_move": {"rating": _num(edge), "low": _num(low), "high": _num(high)},
-               "superiority": {row["bot"]: {k: v for k, v in row.items() if k != "bot"}
-                               for row in fit.superiority.iter_rows(named=True)},
-               "unbounded": fit.unbounded, "bootstrap": bootstrap, "seed": seed, "anchor": anchor}
+        doc = [_json_entry(n, fit, tables[n], anchor, bootstrap, seed) for n, fit in fits.items()]
         typer.echo(json.dumps(doc, indent=2))
     else:
-        _print_table(fit, anchor, anchor_value)
+        for n, fit in fits.items():
+            _print_table(n, fit, tables[n], anchor, anchor_value)
 
 
-def _print_table(fit, anchor: str | None, anchor_value: float) -> None:
+def _with_openskill(table, records, players: int):
+    from .skill import openskill_table
+
+    view = openskill_table(records["results"], records["games"], num_players=players)
+    return table.join(view.select("bot", "mu", "sigma"), on="bot", how="left")
+
+
+def _anchored(fit, anchor: str | None) -> str | None:
+    return anchor if anchor is not None and anchor in fit.table["bot"].to_list() else None
+
+
+def _interval(value: float, low: float, high: float) -> dict:
+    return {"rating": _num(value), "low": _num(low), "high": _num(high)}
+
+
+def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, seed: int) -> dict:
+    entry = {"num_players": players,
+             "bots": [{k: _num(v, 4 if k == "score_share" else 1) if isinstance(v, float) else v
+                       for k, v in row.items()} for row in table.iter_rows(named=True)]}
+    if players == 2:
+        entry["first_move"] = _interval(*fit.first_move)
+    else:
+        entry["seats"] = [{"seat": r["seat"], **_interval(r["edge"], r["low"], r["high"])}
+                          for r in fit.seats.iter_rows(named=True)]
+    entry.update({"superiority": {row["bot"]: {k: v for k, v in row.items() if k != "bot"}
+                                  for row in fit.superiority.iter_rows(named=True)},
+                  "unbounded": fit.unbounded, "bootstrap": bootstrap, "seed": seed,
+                  "anchor": _anchored(fit, anchor)})
+    return entry
+
+
+def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: float) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    where = f"{anchor} at {anchor_value:g}" if anchor else "mean bot at 0"
+    here = _anchored(fit, anchor)
+    where = f"{here} at {anchor_value:g}" if here else "mean bot at 0"
+    if anchor and not here:
+        where += f" ({anchor} played no {players}-player game)"
+    model = "Bradley-Terry" if players == 2 else "Plackett-Luce"
+    console = Console()
+    console.print(f"\n{players} players ({model})", style="bold", soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; 95% intervals, "
                   f"{fit.bootstrap} deal resamples")
-    for name, justify in (("#", "right"), ("bot", "left"), ("games", "right"),
-                          ("elo", "right"), ("95% interval", "right"), ("share", "right")):
+    skill = "mu" in frame.columns
+    columns = [("#", "right"), ("bot", "left"), ("games", "right"), ("elo", "right"),
+               ("95% interval", "right"), ("share", "right")]
+    for name, justify in columns + ([("mu", "right"), ("sigma", "right")] if skill else []):
         table.add_column(name, justify=justify)
-    for i, row in enumerate(fit.table.iter_rows(named=True), 1):
+    for i, row in enumerate(frame.iter_rows(named=True), 1):
         interval = ("-" if math.isnan(row["low"])
                     else f"{row['low']:.0f} .. {row['high']:.0f}")
-        table.add_row(str(i), row["bot"], f"{row['games']:,}", f"{row['rating']:.0f}", interval,
-                      f"{row['score_share']:.1%}")
-    console = Console()
+        cells = [str(i), row["bot"], f"{row['games']:,}", f"{row['rating']:.0f}", interval,
+                 f"{row['score_share']:.1%}"]
+        if skill:
+            cells += [f"{row['mu']:.2f}", f"{row['sigma']:.2f}"]
+        table.add_row(*cells)
     console.print(table)
-    edge, low, high = fit.first_move
-    extra = "" if math.isnan(low) else f" (95%: {low:.0f} .. {high:.0f})"
-    console.print(f"first mover's edge: {edge:+.0f}{extra}", soft_wrap=True)
+
+    def span(low: float, high: float) -> str:
+        return "" if math.isnan(low) else f" (95%: {low:.0f} .. {high:.0f})"
+
+    if players == 2:
+        edge, low, high = fit.first_move
+        console.print(f"first mover's edge: {edge:+.0f}{span(low, high)}", soft_wrap=True)
+    else:
+        edges = ", ".join(f"seat {r['seat']} {r['edge']:+.0f}{span(r['low'], r['high'])}"
+                          for r in fit.seats.iter_rows(named=True))
+        console.print(f"seat edges over the mean seat: {edges}", soft_wrap=True)
     for bot in fit.unbounded:
-        console.print(f"note: {bot} won every game or none: its rating and interval are only a "
+        what = ("won every game or none" if players == 2
+                else "finished first alone in every game, or last alone in every game")
+        console.print(f"note: {bot} {what}: its rating and interval are only a "
                       "bound (set by the fit's ridge)", soft_wrap=True)
 
 

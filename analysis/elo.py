@@ -31,9 +31,27 @@ class EloFit:
     unbounded: list[str]  # bots that won every game or none: the ridge sets their ratings
 
 
+def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """``results`` with ``seat`` counted from the game's opener (the first mover is seat 0).
+
+    Games open with seat 0, except game two of a two-game series (``games.series_game`` 2),
+    which the next seat opens; the models' first-mover and seat terms are about the order of play.
+    """
+    if "series_game" not in games.columns:
+        return results
+    opener = games.select("run_id", "game_id",
+                          (pl.col("series_game").fill_null(1).cast(pl.Int64) - 1).alias("_opener"))
+    n = pl.len().over("run_id", "game_id")
+    return (results.join(opener, on=["run_id", "game_id"], how="left")
+            .with_columns(((pl.col("seat").cast(pl.Int64) - pl.col("_opener").fill_null(0)) % n)
+                          .cast(results.schema["seat"]).alias("seat"))
+            .drop("_opener"))
+
+
 def _pair_games(results: pl.DataFrame, games: pl.DataFrame):
-    """Per 2-player game: seat-0 bot, seat-1 bot, seat 0's score (1, 1/2, 0) and its deal."""
-    seats = results.select("run_id", "game_id", "seat", "bot", "rank")
+    """Per 2-player game: the first mover's bot (bot0), the other (bot1), the first mover's score
+    (1, 1/2, 0) and its deal."""
+    seats = seats_from_opener(results, games).select("run_id", "game_id", "seat", "bot", "rank")
     two = seats.group_by("run_id", "game_id").agg(pl.len().alias("n")).filter(pl.col("n") == 2)
     s0 = seats.filter(pl.col("seat") == 0).rename({"bot": "bot0", "rank": "rank0"}).drop("seat")
     s1 = seats.filter(pl.col("seat") == 1).rename({"bot": "bot1", "rank": "rank1"}).drop("seat")

@@ -1,11 +1,15 @@
-"""Synthetic 2-player leagues from known strengths, for testing the rating fit.
+"""Synthetic leagues from known strengths, for testing the rating fits.
 
-Every pair of bots is a table; each deal is played twice, seats swapped. A game's outcome follows
-the Elo model ``P(seat 0 wins) = 1 / (1 + 10 ** (-(R_0 - R_1 + edge) / 400))``. The two games of a
-deal share the deal's luck: one uniform draw ``u`` per deal decides both (the table's first bot wins
-when ``u`` is below its probability of winning that game), so each game follows the model exactly while the games of a deal are
-strongly correlated, as the games of a real deal are. A bootstrap that resamples games rather than
-deals then gives intervals that are too narrow.
+``synthetic_league``: 2 players. Every pair of bots is a table; each deal is played twice, seats
+swapped. A game's outcome follows the Elo model ``P(seat 0 wins) = 1 / (1 + 10 ** (-(R_0 - R_1 +
+edge) / 400))``. The two games of a deal share the deal's luck: one uniform draw ``u`` per deal
+decides both (the table's first bot wins when ``u`` is below its probability of winning that
+game), so each game follows the model exactly while the games of a deal are strongly correlated,
+as the games of a real deal are. A bootstrap that resamples games rather than deals then gives
+intervals that are too narrow.
+
+``synthetic_multi_league``: 3 or 4 players (or 2), finishing orders from the Plackett-Luce model,
+the deal's luck shared by its seat rotations in the same way (see its docstring).
 """
 from __future__ import annotations
 
@@ -40,11 +44,70 @@ def synthetic_league(strengths: list[tuple[str, float]], deals: int, *, edge: fl
                     for key, val in zip(res, (gid, seat, strengths[who][0], 60 if won else 40,
                                               1 if won else 2)):
                         res[key].append(val)
+    return _frames(games, res, run_id, players=2)
+
+
+def synthetic_multi_league(strengths: list[tuple[str, float]], deals: int, players: int, *,
+                           seat_edge: float = 50.0, tie_rate: float = 0.05, seed: int = 0,
+                           run_id: str = "synthetic") -> dict[str, pl.DataFrame]:
+    """A league of ``players``-player games (every set of ``players`` bots a table, each deal
+    played in every cyclic rotation of the seats), in the columns of ``synthetic_league``.
+
+    Finishing orders follow Plackett-Luce: seat ``s`` of bot ``b`` finishes by descending
+    ``R_b / k + (seat_edge / k if s == 0 else 0) + g_b`` (``k = 400 / ln 10``), with one Gumbel
+    draw ``g_b`` per bot and deal shared by the deal's rotations (the deal's luck). Ties: one
+    adjacent pair of finishers per game, chosen at random, shares its rank with probability
+    ``2 * tie_rate * q``, where ``q`` is the chance of the pair's other order; with that rule
+    counting a tie as half of each order (as the fits do) stays unbiased. ``tie_rate`` (0..0.5) is
+    the tie rate of a pair of equal strength.
+    """
+    if not 2 <= players <= len(strengths):
+        raise ValueError(f"players must be 2..{len(strengths)} (the number of bots), not {players}")
+    if not 0.0 <= tie_rate <= 0.5:
+        raise ValueError(f"tie_rate must be 0..0.5, not {tie_rate}")
+    rng = np.random.default_rng(seed)
+    scale = 400.0 / np.log(10.0)
+    games: dict[str, list] = {k: [] for k in ("game_id", "table", "deal", "arrangement")}
+    res: dict[str, list] = {k: [] for k in ("game_id", "seat", "bot", "score", "rank")}
+    edge = np.zeros(players)
+    edge[0] = seat_edge / scale
+    rows = np.arange(deals)
+    for t, members in enumerate(combinations(range(len(strengths)), players)):
+        luck = rng.gumbel(size=(deals, players))  # per deal and table member
+        for arr in range(players):
+            member = [(s + arr) % players for s in range(players)]  # table member in seat s
+            eta = np.array([strengths[members[m]][1] / scale for m in member]) + edge
+            order = np.argsort(-(eta + luck[:, member]), axis=1, kind="stable")  # seats, best first
+            w = np.exp(eta)[order]
+            pos = rng.integers(0, players - 1, size=deals)
+            left = np.where(np.arange(players) >= pos[:, None], w, 0.0).sum(axis=1)
+            wx, wy = w[rows, pos], w[rows, pos + 1]
+            other = 1.0 / (1.0 + (left - wy) / (left - wx))  # chance of the swapped order
+            tie = rng.random(deals) < 2 * tie_rate * other
+            rank = np.tile(np.arange(1, players + 1), (deals, 1))
+            rank[rows[tie], pos[tie] + 1] = pos[tie] + 1
+            seat_rank = np.empty_like(rank)
+            np.put_along_axis(seat_rank, order, rank, axis=1)
+            gids = [f"t{t:03d}-d{d:05d}-a{arr:02d}" for d in range(deals)]
+            for key, val in zip(games, (gids, [t] * deals, list(range(deals)), [arr] * deals)):
+                games[key].extend(val)
+            names = [strengths[members[m]][0] for m in member]
+            for key, val in zip(res, (np.repeat(gids, players).tolist(),
+                                      list(range(players)) * deals, names * deals,
+                                      (70 - 10 * seat_rank).ravel().tolist(),
+                                      seat_rank.ravel().tolist())):
+                res[key].extend(val)
+    return _frames(games, res, run_id, players=players)
+
+
+def _frames(games: dict[str, list], res: dict[str, list], run_id: str,
+            players: int) -> dict[str, pl.DataFrame]:
+    """The ``games`` and ``results`` frames of the rows gathered by a synthetic league."""
     n = len(games["game_id"])
     g = pl.DataFrame({
         "run_id": [run_id] * n, "game_id": games["game_id"],
         "deal_seed": pl.Series([d for d in games["deal"]], dtype=pl.Int64),
-        "variant": ["colored"] * n, "num_players": pl.Series([2] * n, dtype=pl.Int32),
+        "variant": ["colored"] * n, "num_players": pl.Series([players] * n, dtype=pl.Int32),
         "rounds": pl.Series([5] * n, dtype=pl.Int32), "plies": pl.Series([60] * n, dtype=pl.Int32),
         "termination": ["normal"] * n, "error": pl.Series([None] * n, dtype=pl.String),
         "duration_s": [0.01] * n, "engine_version": ["synthetic"] * n,

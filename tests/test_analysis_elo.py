@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -154,15 +155,39 @@ def test_the_command_in_every_format(real_run):
     result = runner.invoke(app, ["elo", str(real_run), "--format", "csv", "--bootstrap", "20"])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.output)))
-    assert [r["bot"] for r in rows] and set(rows[0]) == {"bot", "games", "rating", "low", "high",
-                                                         "score_share"}
+    assert [r["bot"] for r in rows] and set(rows[0]) == {"num_players", "bot", "games", "rating",
+                                                         "low", "high", "score_share"}
+    assert {r["num_players"] for r in rows} == {"2"}
     result = runner.invoke(app, ["elo", str(real_run), "--format", "json", "--bootstrap", "20",
                                  "--anchor", "random", "--seed", "3"])
     assert result.exit_code == 0, result.output
-    doc = json.loads(result.output)
+    (doc,) = json.loads(result.output)  # one entry per player count
+    assert doc["num_players"] == 2
     assert {b["bot"]: b["rating"] for b in doc["bots"]}["random"] == 0.0
     assert set(doc["superiority"]) == {"random", "greedy", "heuristic"} and "first_move" in doc
     result = runner.invoke(app, ["elo", str(real_run), "--bootstrap", "20"])
     assert result.exit_code == 0 and "heuristic" in result.output and "first mover" in result.output
     result = runner.invoke(app, ["elo", str(real_run), "--anchor", "nobody"])
     assert result.exit_code == 1 and result.output.startswith("error: anchor 'nobody'")
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_game_two_of_a_series_counts_its_opener_as_the_first_mover(players):
+    """Game two of a series is opened by seat 1: relabelling every game's seats one step and
+    marking it ``series_game`` 2 must give exactly the fit of the original games."""
+    from analysis import rate_by_players
+    from analysis.synthetic import synthetic_multi_league
+
+    strengths = [("a", 150.0), ("b", 0.0), ("c", -150.0)]
+    league = (synthetic_league(strengths, deals=150, edge=120.0, seed=5) if players == 2
+              else synthetic_multi_league(strengths, deals=150, players=3, seat_edge=120.0, seed=5))
+    games, results = league["games"], league["results"]
+    moved = results.with_columns(((pl.col("seat") + 1) % players).cast(pl.Int32))
+    marked = games.with_columns(pl.lit(2, dtype=pl.Int32).alias("series_game"))
+    plain = rate_by_players(results, games, bootstrap=0)[players]
+    series = rate_by_players(moved, marked, bootstrap=0)[players]
+    assert plain.first_move[0] > 60  # the planted first-mover edge is found...
+    assert series.first_move[0] == pytest.approx(plain.first_move[0], abs=1e-6)  # ...in both
+    assert series.table["rating"].to_list() == pytest.approx(plain.table["rating"].to_list(), abs=1e-6)
+    unmarked = rate_by_players(moved, games, bootstrap=0)[players]  # without the opener: wrong seat
+    assert unmarked.first_move[0] < 0
