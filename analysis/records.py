@@ -4,10 +4,12 @@ A run folder holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a 
 ``*.parquet`` parts; hidden ``.part-N.parquet.tmp`` files are never read. Several folders are
 read as one (``union_by_name``: a column missing in one run reads as null there). Only games whose
 ``games`` row exists are kept in the other tables, so orphan parts left by a killed driver do not
-count.
+count. ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
+never load the big ``moves`` table (analysis.openings, analysis.marker).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,6 +17,7 @@ import duckdb
 import polars as pl
 
 TABLES = ("games", "results", "moves", "rounds")
+PART = re.compile(r"^part-\d{6}\.parquet$")  # the name a league gives a part file
 
 
 def _run_dirs(run_dirs: str | Path | Iterable[str | Path]) -> list[Path]:
@@ -31,30 +34,110 @@ def _run_dirs(run_dirs: str | Path | Iterable[str | Path]) -> list[Path]:
     return dirs
 
 
+def _committed_files(run_dir: Path, name: str) -> tuple[list[Path], bool]:
+    """The files of one table to read, and whether they hold recorded games only.
+
+    A league writes part N of every table together and commits it by writing ``games`` part N
+    last (tournament/records.py). When the table's parts are named ``part-NNNNNN.parquet`` and
+    match the ``games`` parts one for one, there is no orphan and no row-by-row check is needed
+    (a large saving on ``moves``). Otherwise the rows are checked against ``games``.
+    """
+    glob = run_dir / name / "*.parquet"
+    if name == "games":
+        return [glob], True
+    files = {p.name for p in (run_dir / name).glob("*.parquet")}
+    games = {p.name for p in (run_dir / "games").glob("*.parquet")}
+    return [glob], files == games and all(PART.match(f) for f in files)
+
+
 def _sql_path(path: Path) -> str:
     return str(path).replace("'", "''")
+
+
+def connect(run_dirs: str | Path | Iterable[str | Path]) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with views ``games``, ``results``, ``moves`` and ``rounds``
+    over one or more run folders.
+
+    Each view reads ``<run>/<table>/*.parquet`` of every folder with ``union_by_name``; the views
+    other than ``games`` keep only the rows of recorded games (those with a ``games`` row). A table
+    missing from some folder gets no view; ``require(con, name)`` then raises a ``ValueError``
+    naming the folder. ``moves_unchecked`` is ``moves`` without the check (cheaper on a large
+    league): for aggregates per game that are joined to ``games`` afterwards. Queries stay lazy: DuckDB streams the Parquet files, so a large league is
+    filtered and aggregated without being loaded.
+    """
+    dirs = _run_dirs(run_dirs)
+    con = duckdb.connect()
+    missing = []
+    for name in TABLES:
+        lacking = [d for d in dirs if not any((d / name).glob("*.parquet"))]
+        if lacking:
+            missing.append((name, f"{lacking[0]}: no {name} records (no {name}/*.parquet)"))
+            continue
+        files, exact = [], True
+        for d in dirs:
+            some, whole = _committed_files(d, name)
+            files += some
+            exact = exact and whole
+        files = ", ".join(f"'{_sql_path(f)}'" for f in files)
+        query = f"SELECT * FROM read_parquet([{files}], union_by_name=true)"
+        if name == "moves":  # for aggregates per game that are joined to ``games`` anyway
+            con.execute(f"CREATE VIEW moves_unchecked AS {query}")
+        if not exact:  # keep only the games that are recorded (their games part exists)
+            query += " WHERE (run_id, game_id) IN (SELECT run_id, game_id FROM games)"
+        con.execute(f"CREATE VIEW {name} AS {query}")
+    con.execute("CREATE TABLE _azul_missing (name VARCHAR, message VARCHAR)")
+    if missing:
+        con.executemany("INSERT INTO _azul_missing VALUES (?, ?)", missing)
+    return con
+
+
+def require(con: duckdb.DuckDBPyConnection, *names: str) -> None:
+    """Raise a ``ValueError`` naming the folder if a view of ``connect`` is missing."""
+    for name in names:
+        if name not in TABLES:
+            raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
+        row = con.execute("SELECT message FROM _azul_missing WHERE name = ?", [name]).fetchone()
+        if row is not None:
+            raise ValueError(row[0])
+
+
+def columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
+    """The column names of one view of ``connect``."""
+    return [row[0] for row in con.execute(f"DESCRIBE {name}").fetchall()]
 
 
 def read_table(run_dirs: str | Path | Iterable[str | Path], name: str) -> pl.DataFrame:
     """One table (``games``, ``results``, ``moves`` or ``rounds``) of one or more run folders."""
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    dirs = _run_dirs(run_dirs)
-    globs = [d / name / "*.parquet" for d in dirs]
-    missing = [d for d in dirs if not any((d / name).glob("*.parquet"))]
-    if missing:
-        raise ValueError(f"{missing[0]}: no {name} records (no {name}/*.parquet)")
-    files = ", ".join(f"'{_sql_path(g)}'" for g in globs)
-    games = ", ".join(f"'{_sql_path(d / 'games' / '*.parquet')}'" for d in dirs)
-    query = f"SELECT * FROM read_parquet([{files}], union_by_name=true)"
-    if name != "games":  # keep only the games that are recorded (their games part exists)
-        query += (f" WHERE (run_id, game_id) IN (SELECT run_id, game_id FROM "
-                  f"read_parquet([{games}], union_by_name=true))")
-    with duckdb.connect() as con:
-        return pl.from_arrow(con.sql(query).to_arrow_table())
+    with connect(run_dirs) as con:
+        require(con, name)
+        return pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
 
 
 def read_records(run_dirs: str | Path | Iterable[str | Path],
                  tables: Iterable[str] = ("games", "results")) -> dict[str, pl.DataFrame]:
     """Several tables at once, as ``{name: frame}`` (by default ``games`` and ``results``)."""
-    return {name: read_table(run_dirs, name) for name in tables}
+    tables = list(tables)
+    for name in tables:
+        if name not in TABLES:
+            raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
+    with connect(run_dirs) as con:
+        require(con, *tables)
+        return {name: pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
+                for name in tables}
+
+
+# A seat's outcome per game, as in analysis.stats: points 1 for a win (rank 1 alone), 1/2 for a
+# shared first place, 0 otherwise; with the game's num_players and ``g`` = hash(run_id, game_id).
+# A CTE body over connect's views.
+OUTCOMES_SQL = """
+    SELECT r.run_id, r.game_id, hash(r.run_id, r.game_id) AS g, r.seat, r.bot,
+           r.score::DOUBLE AS score, g.num_players,
+           (CASE WHEN r.rank <> 1 THEN 0.0 WHEN f.firsts = 1 THEN 1.0 ELSE 0.5 END)::DOUBLE
+               AS points
+    FROM results r
+    JOIN games g USING (run_id, game_id)
+    JOIN (SELECT run_id, game_id, count(*) FILTER (WHERE rank = 1) AS firsts
+          FROM results GROUP BY run_id, game_id) f USING (run_id, game_id)
+"""
