@@ -41,6 +41,8 @@ FreshOpt = Annotated[bool, typer.Option(
     "--fresh", help="Delete this league's earlier records and start it over.")]
 NoMlflowOpt = Annotated[bool, typer.Option("--no-mlflow", help="Do not log the league to MLflow.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+NoReportOpt = Annotated[bool, typer.Option(
+    "--no-report", help="Do not write report.html, elo.csv and summary.md at the end of the league.")]
 RunDirArg = Annotated[Path, typer.Argument(
     help="A run folder (<out>/<name>), e.g. runs/quick.", metavar="RUN_DIR", show_default=False)]
 
@@ -53,7 +55,7 @@ def _fail(message: str) -> NoReturn:
 @app.command()
 def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, workers: WorkersOpt = None,
         resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
-        quiet: QuietOpt = False) -> None:
+        quiet: QuietOpt = False, no_report: NoReportOpt = False) -> None:
     """Play a league: every table, deal and seat arrangement, records written as games finish."""
     if resume and fresh:
         _fail("--resume and --fresh: choose one")
@@ -80,10 +82,33 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     if summary.mlflow_error:
         console.print(f"warning: the league is not in MLflow ({summary.mlflow_error}); the same command "
                       "with --resume tries again", soft_wrap=True)
+    if not no_report:
+        _write_report(console, league, summary)
     if summary.mlflow_run_id:
         from .tracking import tracking_uri
         console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
                       f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
+
+
+def _write_report(console: Console, league, summary: LeagueSummary) -> None:
+    """The finished league's report, into its run folder and its MLflow run. A failure only warns
+    (exit status 0): the records are complete and ``azul report RUN_DIR`` makes the report later."""
+    try:
+        from analysis.report import collect, write_report
+        result = collect(summary.run_dir)  # the defaults of ``azul report``: the same numbers
+        paths = write_report(result, summary.run_dir)
+    except Exception as exc:  # noqa: BLE001 - the league is done: a report bug must not hide it
+        console.print(f"warning: no report ({type(exc).__name__}: {exc}); the records are complete: "
+                      f"make it with azul report {summary.run_dir}", soft_wrap=True)
+        return
+    console.print(f"report: {paths['report.html']} (and elo.csv, summary.md)", soft_wrap=True)
+    if summary.mlflow_run_id:
+        from .tracking import log_report
+        try:
+            log_report(league, summary.mlflow_run_id, paths, result.ratings)
+        except Exception as exc:  # noqa: BLE001 - as for the league's own MLflow logging
+            console.print(f"warning: the report is not in MLflow ({type(exc).__name__}: {exc}); "
+                          "the same command with --resume tries again", soft_wrap=True)
 
 
 @app.command()

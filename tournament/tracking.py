@@ -10,6 +10,13 @@ tournament/standings.py until the analysis package lands), ``<bot>.win_rate``,
 ``<bot>.score_share``, ``<bot>.mean_score``. Artifacts: ``config.yaml`` and the final standings
 (``standings.csv``, ``standings.json``). The run's id is kept in ``<run>/mlflow_run.txt``, so a
 finished league is logged once however often it is resumed.
+
+``log_report`` adds the league's report to that run (``azul league run`` calls it once the
+report is written): artifacts ``report/report.html``, ``report/elo.csv``, ``report/summary.md``
+and metrics ``<bot>.rating_<n>p`` with ``<bot>.rating_<n>p_low`` / ``_high`` (the report's
+ratings per player count, 95% interval) and ``first_move_<n>p`` (seat 0's edge). A resume of a
+finished league writes the report again and logs it again (the artifacts are replaced; each
+metric gets a new point).
 """
 from __future__ import annotations
 
@@ -47,6 +54,11 @@ def metric_key(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-. /]", "_", text)
 
 
+def _quiet() -> None:
+    for name in ("mlflow", "mlflow.store.db.utils", "alembic"):  # no INFO lines about its tables
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def log_league(config, run_dir: Path, summary) -> str:
     """Log a finished league (once) and return the MLflow run id."""
     marker = Path(run_dir) / MLFLOW_RUN_FILE
@@ -55,9 +67,7 @@ def log_league(config, run_dir: Path, summary) -> str:
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
 
-    for name in ("mlflow", "mlflow.store.db.utils", "alembic"):  # no INFO lines about its tables
-        logging.getLogger(name).setLevel(logging.WARNING)
-
+    _quiet()
     uri = tracking_uri(config)
     client = MlflowClient(tracking_uri=uri)
     experiment = client.get_experiment_by_name(config.mlflow.experiment)
@@ -90,3 +100,29 @@ def log_league(config, run_dir: Path, summary) -> str:
     client.set_terminated(run_id)
     marker.write_text(run_id + "\n", encoding="utf-8")
     return run_id
+
+
+def log_report(config, run_id: str, paths: dict[str, Path], ratings: dict) -> None:
+    """Log the report's files and ratings (``{players: EloFit}``) to the league's MLflow run."""
+    import math
+
+    from mlflow.entities import Metric
+    from mlflow.tracking import MlflowClient
+
+    _quiet()
+    client = MlflowClient(tracking_uri=tracking_uri(config))
+    now = int(time.time() * 1000)
+    metrics = []
+    for n, fit in sorted(ratings.items()):
+        for row in fit.table.iter_rows(named=True):
+            for field, suffix in (("rating", ""), ("low", "_low"), ("high", "_high")):
+                value = row[field]
+                if value is not None and not math.isnan(value):
+                    metrics.append(Metric(metric_key(f"{row['bot']}.rating_{n}p{suffix}"),
+                                          float(value), now, 0))
+        if not math.isnan(fit.first_move[0]):
+            metrics.append(Metric(f"first_move_{n}p", float(fit.first_move[0]), now, 0))
+    for i in range(0, len(metrics), 1000):
+        client.log_batch(run_id, metrics=metrics[i:i + 1000])
+    for path in paths.values():
+        client.log_artifact(run_id, str(path), artifact_path="report")

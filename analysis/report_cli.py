@@ -1,0 +1,33 @@
+"""``azul report``: write a league's ``report.html``, ``elo.csv`` and ``summary.md``.
+
+Registered on the ``azul`` app in azul_cli/main.py; parses the options, calls
+``analysis.report`` and prints the paths written and the leader line (docs/analysis.md).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .cli import BootstrapOpt, RunDirsArg, SeedOpt, _fail
+
+OutOpt = Annotated[Path | None, typer.Option(
+    "--out", metavar="DIR", help="Folder for the three files (default: the first RUN_DIR).")]
+
+
+def report(run_dirs: RunDirsArg, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
+           seed: SeedOpt = 0) -> None:
+    """Write report.html (self-contained, plots embedded), elo.csv and summary.md."""
+    import duckdb
+
+    from .report import collect, headline, write_report
+
+    try:
+        result = collect(run_dirs, bootstrap=bootstrap, seed=seed)
+        paths = write_report(result, out if out is not None else run_dirs[0])
+    except (ValueError, OSError, duckdb.Error) as exc:
+        _fail(str(exc))
+    for path in paths.values():
+        typer.echo(f"wrote {path}")
+    typer.echo(headline(result))

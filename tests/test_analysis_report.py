@@ -1,0 +1,204 @@
+"""``azul report`` and ``build_report``: a self-contained HTML report, elo.csv and summary.md, on a
+synthetic league (no move records) and on small real leagues; the league's end writes it and
+logs it to MLflow."""
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+from test_league_support import league
+from typer.testing import CliRunner
+
+from analysis import report as report_mod
+from analysis.ratings import rate_by_players
+from analysis.records import read_records
+from analysis.report import build_report
+from analysis.synthetic import synthetic_league, write_league
+from azul_cli.main import app
+
+runner = CliRunner()
+EVIL = "b<script>alert(1)</script>"
+STRENGTHS = [("a", 400.0), (EVIL, 0.0), ("c", -100.0)]
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> Path:
+    run_dir = write_league(synthetic_league(STRENGTHS, 40, seed=3, run_id="syn"),
+                           tmp_path_factory.mktemp("syn") / "syn")
+    build_report(run_dir, run_dir, bootstrap=40, seed=1)
+    return run_dir
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory) -> Path:
+    """A small real league (serial, MLflow on) run through ``azul league run``."""
+    tmp = tmp_path_factory.mktemp("real")
+    data = league(tmp / "out", ["random", "greedy", {"name": "x<i>", "type": "random", "seed": 7}],
+                  name="real", deals=3, mlflow={"enabled": True})
+    config = tmp / "real.yaml"
+    config.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["league", "run", str(config), "--quiet"])
+    assert result.exit_code == 0, result.output
+    run_dir = tmp / "out" / "real"
+    assert f"report: {run_dir / 'report.html'}" in result.output
+    return run_dir
+
+
+def html_ratings(text: str) -> dict[str, tuple[str, str]]:
+    """Bot -> (games, rating) as the ratings tables of report.html show them."""
+    section = text[text.index("<h2>Ratings</h2>"):text.index("<h2>Standings</h2>")]
+    rows = re.findall(r'<tr><td class="num">\d+</td><td class="text">(.*?)</td>'
+                      r'<td class="num">([\d,]+)</td><td class="num">(-?\d+)</td>', section)
+    return {html.unescape(bot): (games, rating) for bot, games, rating in rows}
+
+
+def assert_self_contained(text: str) -> None:
+    for bad in ("http", 'src="//', "<link", "<script", "@import", "<img"):
+        assert bad not in text.lower(), bad
+
+
+def check_report(run_dir: Path) -> pl.DataFrame:
+    """The checks every report passes; returns its elo.csv."""
+    text = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert_self_contained(text)
+    assert text.count("<svg") >= 3  # at least ratings, seats, scores
+    elo = pl.read_csv(run_dir / "elo.csv")
+    assert elo.columns == ["bot", "num_players", "games", "rating", "low", "high", "score_share"]
+    shown = html_ratings(text)
+    assert set(shown) == set(elo["bot"])
+    for row in elo.iter_rows(named=True):
+        assert shown[row["bot"]] == (f"{row['games']:,}", f"{row['rating']:.0f}")
+        assert row["low"] <= row["rating"] <= row["high"]
+    return elo
+
+
+def test_synthetic_report_is_self_contained_and_matches_the_fit(synthetic):
+    elo = check_report(synthetic)
+    records = read_records(synthetic)
+    fit = rate_by_players(records["results"], records["games"], bootstrap=40, seed=1)[2].table
+    assert elo["bot"].to_list() == fit["bot"].to_list()  # best first
+    for col in ("rating", "low", "high", "score_share"):
+        assert elo[col].to_list() == pytest.approx(fit[col].to_list(), abs=1e-3)
+    assert elo["num_players"].to_list() == [2, 2, 2] and elo["games"].to_list() == [160] * 3
+    text = (synthetic / "report.html").read_text(encoding="utf-8")
+    assert "runs: syn" in text and "games: 240" in text
+    assert text.count("<svg") == 4  # ratings, head to head, seats, scores (no moves: no marker)
+    assert "no move records in" in text and "<h2>Openings" not in text
+
+
+def test_bot_names_are_escaped(synthetic):
+    text = (synthetic / "report.html").read_text(encoding="utf-8")
+    assert EVIL not in text and html.escape(EVIL) in text
+    summary = (synthetic / "summary.md").read_text(encoding="utf-8")
+    assert EVIL not in summary and "b&lt;script&gt;" in summary
+
+
+def test_summary_names_the_leader(synthetic):
+    summary = (synthetic / "summary.md").read_text(encoding="utf-8")
+    leader = pl.read_csv(synthetic / "elo.csv").row(0, named=True)
+    assert leader["bot"] == "a"  # 400 Elo above the rest: the fit must find it
+    assert f"**leader: 2 players: a ({leader['rating']:+.0f} Elo" in summary
+    assert "240 games (2 players: 240)" in summary and "first mover's edge (2 players)" in summary
+
+
+def test_the_report_is_deterministic(synthetic, tmp_path):
+    paths = build_report(synthetic, tmp_path, bootstrap=40, seed=1)
+    for name, path in paths.items():
+        assert path.read_bytes() == (synthetic / name).read_bytes(), name
+
+
+def test_a_failure_leaves_the_old_report(synthetic, tmp_path, monkeypatch):
+    build_report(synthetic, tmp_path, bootstrap=10, seed=1)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def broken(report):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(report_mod, "render_summary", broken)
+    with pytest.raises(RuntimeError):
+        build_report(synthetic, tmp_path, bootstrap=10, seed=2)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_cli(synthetic, tmp_path):
+    result = runner.invoke(app, ["report", str(synthetic), "--out", str(tmp_path / "o"),
+                                 "--bootstrap", "10", "--seed", "4"])
+    assert result.exit_code == 0, result.output
+    for name in ("report.html", "elo.csv", "summary.md"):
+        assert f"wrote {tmp_path / 'o' / name}" in result.output
+        assert (tmp_path / "o" / name).exists()
+    assert re.search(r"leader: 2 players: a \(\+\d+ Elo", result.output)
+
+
+def test_cli_errors(tmp_path):
+    for args, message in (([str(tmp_path / "missing")], "missing: not a folder"),
+                          ([str(tmp_path)], "no game records")):
+        result = runner.invoke(app, ["report", *args])
+        assert result.exit_code == 1, result.output
+        assert f"error: {tmp_path}" in result.output and message in result.output
+        assert "Traceback" not in result.output
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_league_end_writes_the_report_and_logs_it(real):
+    from mlflow.tracking import MlflowClient
+
+    elo = check_report(real)
+    assert set(elo["bot"]) == {"random", "greedy", "x<i>"}
+    text = (real / "report.html").read_text(encoding="utf-8")
+    assert "x&lt;i&gt;" in text and "<h2>Openings" in text and "first-player marker" in text
+    client = MlflowClient(tracking_uri=f"sqlite:///{real.parent}/mlflow.db")
+    run = client.get_run((real / "mlflow_run.txt").read_text().strip())
+    assert {a.path for a in client.list_artifacts(run.info.run_id, "report")} == {
+        "report/report.html", "report/elo.csv", "report/summary.md"}
+    for row in elo.iter_rows(named=True):
+        key = re.sub(r"[^A-Za-z0-9_\-. /]", "_", row["bot"])
+        assert run.data.metrics[f"{key}.rating_2p"] == pytest.approx(row["rating"], abs=1e-3)
+    assert "first_move_2p" in run.data.metrics
+
+
+def test_resume_rewrites_the_report_and_no_report_skips_it(real):
+    config = real / "config.yaml"
+    (real / "report.html").unlink()
+    result = runner.invoke(app, ["league", "run", str(config), "--resume", "--quiet",
+                                 "--no-report"])
+    assert result.exit_code == 0 and not (real / "report.html").exists()
+    assert "report:" not in result.output
+    result = runner.invoke(app, ["league", "run", str(config), "--resume", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (real / "report.html").exists()
+
+
+def test_a_report_failure_does_not_fail_the_league(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("no way")
+
+    monkeypatch.setattr(report_mod, "collect", broken)
+    data = league(tmp_path, ["random", "greedy"], name="broken", deals=1)
+    config = tmp_path / "broken.yaml"
+    config.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["league", "run", str(config), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "warning: no report (ValueError: no way)" in result.output
+    assert (tmp_path / "broken" / "standings.csv").exists()
+    assert not (tmp_path / "broken" / "report.html").exists()
+
+
+def test_a_four_player_league_is_rated(tmp_path):
+    data = league(tmp_path, ["random", "greedy", "random", "greedy"], name="four", players=4,
+                  deals=1)
+    data["bots"] = [{"name": f"{t}{i}", "type": t, "seed": i}
+                    for i, t in enumerate(("random", "greedy", "random", "greedy"))]
+    config = tmp_path / "four.yaml"
+    config.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["league", "run", str(config), "--quiet"])
+    assert result.exit_code == 0, result.output
+    elo = check_report(tmp_path / "four")
+    assert set(elo["num_players"]) == {4}
+    summary = (tmp_path / "four" / "summary.md").read_text(encoding="utf-8")
+    assert "leader: 4 players:" in summary and "seat 0 (4 players) wins" in summary
+    assert "<h3>4-player games</h3>" in (tmp_path / "four" / "report.html").read_text()
