@@ -175,13 +175,24 @@ class GameState:
         return f"unknown error {why}"
 
 
-def new_game(players: int = 2, variant: str = "colored", seed: int | None = None) -> GameState:
-    """A new game; with a seed, round 1 is dealt from it (seat 0 to move), else phase is refill."""
+def new_game(players: int = 2, variant: str = "colored", seed: int | None = None,
+             opener: int = 0) -> GameState:
+    """A new game; with a seed, round 1 is dealt from it, else phase is refill.
+
+    ``opener`` is the seat that opens round 1 (seat 0 unless given; game two of a series opens
+    with the seat after game one's opener).
+    """
     if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
         raise ValueError(f"players must be 2, 3 or 4, not {players!r}")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be 'colored' or 'gray', not {variant!r}")
+    if not isinstance(opener, int) or isinstance(opener, bool) or not 0 <= opener < players:
+        raise ValueError(f"opener must be a seat from 0 to {players - 1}, not {opener!r}")
     state = GameState(Core.new(players, variant == "gray"))
+    if opener:  # the same empty table, another seat to open: through the position format
+        start = state.to_json()
+        start["to_move"] = start["opener"] = opener
+        state = GameState.from_json(start)
     if seed is not None:
         state.deal(seed=seed)
     return state

@@ -18,16 +18,16 @@ import yaml
 
 from bots import Bot, make_bot
 
-from .scheduler import SEAT_MODES, count_games, derive_seed
+from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
 VARIANTS = ("colored", "gray")
-TOP_KEYS = ("name", "players", "variant", "deals", "seats", "seed", "out", "time_limit",
+TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "seed", "out", "time_limit",
             "batch_games", "flush_seconds", "ray", "mlflow", "bots")
 BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
 RAY_KEYS = ("address", "workers")
 MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
 # The fields that decide what the games are: a run resumes only under the same values.
-IDENTITY = ("name", "players", "variant", "seats", "seed", "time_limit", "bots")
+IDENTITY = ("name", "players", "variant", "seats", "match", "seed", "time_limit", "bots")
 
 
 class ConfigError(ValueError):
@@ -77,10 +77,11 @@ class LeagueConfig:
     flush_seconds: float = 5.0
     ray: RaySettings = field(default_factory=RaySettings)
     mlflow: MlflowSettings = field(default_factory=MlflowSettings)
+    match: str = "game"  # "series": every scheduled game is a two-game series
 
     @property
     def total_games(self) -> int:
-        return count_games(len(self.bots), self.players, self.deals, self.seats)
+        return count_games(len(self.bots), self.players, self.deals, self.seats, self.match)
 
     def bot_time_limit(self, index: int) -> float | None:
         own = self.bots[index].time_limit
@@ -90,7 +91,8 @@ class LeagueConfig:
         """The resolved config: every field with its value, defaults filled in."""
         return {
             "name": self.name, "players": self.players, "variant": self.variant,
-            "deals": self.deals, "seats": self.seats, "seed": self.seed, "out": self.out,
+            "deals": self.deals, "seats": self.seats, "match": self.match, "seed": self.seed,
+            "out": self.out,
             "time_limit": self.time_limit, "batch_games": self.batch_games,
             "flush_seconds": self.flush_seconds,
             "ray": {"address": self.ray.address, "workers": self.ray.workers},
@@ -158,6 +160,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     variant = _choice(data.get("variant", "colored"), "variant", VARIANTS)
     deals = _int(data.get("deals", 10), "deals", 1)
     seats = _choice(data.get("seats", "rotate"), "seats", SEAT_MODES)
+    match = _choice(data.get("match", "game"), "match", MATCHES)
     seed = _int(data.get("seed", 0), "seed", 0)
     out = data.get("out", "runs")
     if not isinstance(out, str) or not out:
@@ -191,7 +194,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
-        ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment))
+        ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment), match=match)
 
 
 def _bots(value: Any, league_seed: int) -> list[BotEntry]:

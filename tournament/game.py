@@ -24,7 +24,7 @@ from engine.notation import MOVES
 from engine.position import ranks as engine_ranks
 
 from .records import RecordBuffer
-from .scheduler import GameSpec, bot_game_seed, round_seed
+from .scheduler import GameSpec, bot_game_seed, round_seed, series_id
 
 _DRAFT, _TILING, _REFILL, _OVER = 0, 1, 2, 3
 EMPTY = 255
@@ -72,7 +72,7 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
     started = time.perf_counter()
     players = len(seats)
     names = [s.name for s in seats]
-    state = new_game(players=players, variant=variant)
+    state = new_game(players=players, variant=variant, opener=spec.opener)
     core = state._core
     bots: list[Bot | None] = [None] * players
     move_rows = buf.move_rows
@@ -230,7 +230,8 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
                        ("termination", termination), ("error", error),
                        ("duration_s", time.perf_counter() - started), ("engine_version", ENGINE_VERSION),
                        ("table", spec.table), ("deal", spec.deal), ("arrangement", spec.arrangement),
-                       ("fault_seat", fault_seat)):
+                       ("fault_seat", fault_seat), ("series_id", series_id(spec)),
+                       ("series_game", spec.series_game)):
         games[key].append(value)
     buf.games += 1
     return GameOutcome(gid, termination, error, scores, places, names, fault_seat)

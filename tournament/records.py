@@ -31,6 +31,9 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("error", _str), ("duration_s", _f64), ("engine_version", _str),
         # added beyond SPEC 5: where the game sits in the schedule, and who forfeited it
         ("table", _i32), ("deal", _i32), ("arrangement", _i32), ("fault_seat", _i32),
+        # added for ``match: series``: the series a game belongs to and which game of it (1 or 2);
+        # both null in a league of single games
+        ("series_id", _str), ("series_game", _i32),
     ]),
     "results": pa.schema([
         ("run_id", _str), ("game_id", _str), ("seat", _i32), ("bot", _str), ("score", _i32),

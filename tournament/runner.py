@@ -38,7 +38,7 @@ from engine import __version__ as ENGINE_VERSION
 from .config import IDENTITY, ConfigError, LeagueConfig, bot_class, parse_config
 from .game import Seat, play_game
 from .records import SCHEMAS, PartWriter, RecordBuffer, clean_orphans, done_game_ids, has_records
-from .scheduler import GameSpec, schedule
+from .scheduler import GameSpec, schedule, series_id
 from .standings import BotStanding, Tally, league_standings
 
 CONFIG_FILE = "config.yaml"
@@ -384,7 +384,7 @@ def _play(config, run_dir, done, summary, tally, progress, console, task_retries
     play_start = time.perf_counter()
     remaining = summary.total - len(done)
     pending: Iterator[GameSpec] = (s for s in schedule(len(config.bots), config.players, config.deals,
-                                                       config.seats, config.seed)
+                                                       config.seats, config.seed, config.match)
                                    if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)
@@ -434,10 +434,11 @@ def _play(config, run_dir, done, summary, tally, progress, console, task_retries
 
 
 def _take(pending: Iterator[GameSpec], n: int) -> list[GameSpec]:
+    """The next ``n`` games, or one more: the two games of a series go to the same task."""
     batch = []
     for spec in pending:
         batch.append(spec)
-        if len(batch) >= n:
+        if len(batch) >= n and spec.series_game != 1:
             break
     return batch
 
@@ -482,7 +483,7 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
                        ("num_players", players), ("rounds", 0), ("plies", 0), ("termination", "error"),
                        ("error", reason), ("duration_s", 0.0), ("engine_version", ENGINE_VERSION),
                        ("table", spec.table), ("deal", spec.deal), ("arrangement", spec.arrangement),
-                       ("fault_seat", None)):
+                       ("fault_seat", None), ("series_id", series_id(spec)), ("series_game", spec.series_game)):
         buf.columns["games"][key].append(value)
     for s, b in enumerate(spec.seats):
         for key, value in (("game_id", spec.game_id), ("seat", s), ("bot", cfg["bots"][b]["name"]),

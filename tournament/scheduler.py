@@ -12,7 +12,9 @@ exactly. Seeds are derived with ``derive_seed`` (BLAKE2b of the parts' text, 63 
   ``derive_seed(config.seed, "deal", d)``;
 - the seed of the deal of round r (1-based) of a game: ``round_seed(deal_seed, r)``
   = ``derive_seed(deal_seed, "round", r)``, handed to ``GameState.deal(seed=...)``;
-- a bot's seed in one game: ``derive_seed(bot.seed, "game", game_id)``.
+- a bot's seed in one game: ``derive_seed(bot.seed, "game", game_id)``;
+- with ``match: series``, game g of a series on a deal: ``series_deal_seed(deal_seed, g)`` (game 1
+  plays the deal seed itself, game 2 ``derive_seed(deal_seed, "series", 2)``).
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 SEAT_MODES = ("rotate", "permute")
+MATCHES = ("game", "series")  # a league's match unit: one game, or a two-game series
+SERIES_GAMES = 2
 
 
 def derive_seed(*parts: object) -> int:
@@ -39,6 +43,11 @@ def round_seed(deal_seed: int, round_number: int) -> int:
 def deal_seed(league_seed: int, deal: int) -> int:
     """The seed of deal ``deal`` (0-based) of a league: every table plays the same deals."""
     return derive_seed(league_seed, "deal", deal)
+
+
+def series_deal_seed(deal_seed: int, game: int) -> int:
+    """The deal seed of game ``game`` (1-based) of a series: game 1 plays ``deal_seed`` itself."""
+    return deal_seed if game == 1 else derive_seed(deal_seed, "series", game)
 
 
 def bot_game_seed(bot_seed: int, game_id: str) -> int:
@@ -74,6 +83,8 @@ class GameSpec:
     arrangement: int
     deal_seed: int
     seats: tuple[int, ...]  # bot index (into config.bots) in each seat
+    opener: int = 0  # the seat that opens round 1
+    series_game: int | None = None  # 1 or 2 in a league of series, None in a league of games
 
 
 def game_id(table: int, deal: int, arrangement: int) -> str:
@@ -81,25 +92,52 @@ def game_id(table: int, deal: int, arrangement: int) -> str:
     return f"t{table:03d}-d{deal:05d}-a{arrangement:02d}"
 
 
-def count_games(n_bots: int, players: int, deals: int, seats: str) -> int:
-    """How many games a league has: tables x deals x arrangements."""
+def series_id(spec: GameSpec) -> str | None:
+    """The id shared by the games of one series (``t<table>-d<deal>-a<arrangement>``), or None."""
+    return None if spec.series_game is None else spec.game_id.rpartition("-s")[0]
+
+
+def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = "game") -> int:
+    """How many games a league has: tables x deals x arrangements (x 2 for series)."""
     n_arr = players if seats == "rotate" else math.factorial(players)
-    return math.comb(n_bots, players) * deals * n_arr
+    per_match = SERIES_GAMES if match == "series" else 1
+    return math.comb(n_bots, players) * deals * n_arr * per_match
 
 
-def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int) -> Iterator[GameSpec]:
+def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
+             match: str = "game") -> Iterator[GameSpec]:
     """Every game of a league, deal by deal, table by table, arrangement by arrangement.
 
     A generator: a league of millions of games costs no memory to schedule. Deal-major order
     means every table makes progress together, so the standings are fair at any moment.
+    With ``match="series"`` each scheduled game becomes the two games of a series, one after the
+    other (see ``series_games``).
     """
+    if match not in MATCHES:
+        raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
     all_tables = tables(n_bots, players)
     all_arrangements = arrangements(players, seats)
     for d in range(deals):
         dseed = deal_seed(seed, d)
         for t, members in enumerate(all_tables):
             for a, arr in enumerate(all_arrangements):
-                yield GameSpec(game_id(t, d, a), t, d, a, dseed, tuple(members[i] for i in arr))
+                spec = GameSpec(game_id(t, d, a), t, d, a, dseed, tuple(members[i] for i in arr))
+                if match == "series":
+                    yield from series_games(spec)
+                else:
+                    yield spec
+
+
+def series_games(spec: GameSpec) -> list[GameSpec]:
+    """The two games of a series on a scheduled game: same table, deal and seating.
+
+    Ids ``<game id>-s1`` and ``-s2``; game 1 plays the deal seed and opens with seat 0, game 2
+    plays ``series_deal_seed(deal_seed, 2)`` and opens with the next seat clockwise (seat 1).
+    """
+    players = len(spec.seats)
+    return [GameSpec(f"{spec.game_id}-s{g}", spec.table, spec.deal, spec.arrangement,
+                     series_deal_seed(spec.deal_seed, g), spec.seats, (g - 1) % players, g)
+            for g in range(1, SERIES_GAMES + 1)]
 
 
 def batches(specs: Iterator[GameSpec], size: int) -> Iterator[list[GameSpec]]:

@@ -1,0 +1,182 @@
+"""``azul series``: a two-game series (house rule of rules text 000) between bots, and people.
+
+The library does the playing (``tournament.series.play_series``); this module parses the seats,
+prints each game as it goes, game one's totals and complete rows before game two, and the
+combined result with the tie-break that settled it.
+"""
+from __future__ import annotations
+
+import random
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+from bots import make_bot
+from tournament.scheduler import derive_seed
+from tournament.series import SeriesError, SeriesGame, SeriesResult, play_series
+
+from . import render
+from .play import HumanPlayer, LeaveGame, _stdin_line, parse_bot_spec
+
+PlayersOpt = Annotated[int, typer.Option(min=2, max=4, help="Number of players, 2 to 4.")]
+BotsOpt = Annotated[list[str] | None, typer.Option(
+    "--bot", metavar="TYPE[:PARAM=VALUE,...]",
+    help="A bot seat, in seat order (the seats --human leaves free): e.g. greedy, "
+         "mcts:iterations=500. Repeat once per bot.", show_default=False)]
+HumanOpt = Annotated[list[int] | None, typer.Option(
+    "--human", metavar="SEAT", help="A seat played by a person at the terminal (0-based). Repeatable.",
+    show_default=False)]
+SeedOpt = Annotated[int | None, typer.Option(
+    min=0, help="Seed for both games' deals and the bots; the same seed plays the same series. "
+                "Without it, a seed is drawn and printed.", show_default="random")]
+QuietOpt = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="Print only each game's totals and the combined result, not every move.")]
+PlainOpt = Annotated[bool, typer.Option(
+    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def seat_plan(players: int, bots: list[str], humans: list[int]) -> list[tuple[str, dict] | None]:
+    """Per seat: a bot's (type, params), or None for a person. Raises ValueError on a bad plan."""
+    for seat in humans:
+        if not 0 <= seat < players:
+            raise ValueError(f"--human {seat}: seats of a {players}-player game are 0 to {players - 1}")
+    if len(set(humans)) != len(humans):
+        raise ValueError("--human: a seat is given twice")
+    free = players - len(humans)
+    if len(bots) != free:
+        people = f" and {len(humans)} person(s)" if humans else ""
+        raise ValueError(f"{players} players need {free} --bot option(s){people}, got {len(bots)}")
+    specs = iter(parse_bot_spec(b) for b in bots)  # ValueError names a bad spec
+    return [None if s in humans else next(specs) for s in range(players)]
+
+
+def _build_bot(seat: int, spec: tuple[str, dict], seed: int, text: str):
+    kind, params = spec
+    try:
+        return make_bot(kind, seed=derive_seed(seed, "bot", seat) % 2**31, **dict(params))
+    except ValueError as exc:
+        raise ValueError(f"--bot {text}: {exc}") from None
+
+
+def series(
+    players: PlayersOpt = 2,
+    bot: BotsOpt = None,
+    human: HumanOpt = None,
+    seed: SeedOpt = None,
+    variant: Annotated[str, typer.Option(help="Wall variant: colored or gray.")] = "colored",
+    quiet: QuietOpt = False,
+    teach: Annotated[bool, typer.Option(
+        "--teach", help="For people: preview each move (overflow, floor cost, tiling score) and confirm it.")] = False,
+    plain: PlainOpt = False,
+) -> None:
+    """Play a two-game series: the same players twice, game two opened by the next seat clockwise.
+
+    The combined score decides, then complete wall rows over both games, then a shared result.
+    """
+    bots, humans = list(bot or []), list(human or [])
+    if variant not in ("colored", "gray"):
+        _fail(f"--variant must be colored or gray, not {variant!r}")
+    try:
+        plan = seat_plan(players, bots, humans)
+    except ValueError as exc:
+        _fail(str(exc))
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    out = Console(color_system=None if plain else "auto", highlight=False)
+    texts = iter(bots)
+    try:
+        made = [HumanPlayer(_stdin_line, out, teach=teach, seed=seed) if spec is None
+                else _build_bot(s, spec, seed, next(texts)) for s, spec in enumerate(plan)]
+    except ValueError as exc:
+        _fail(str(exc))
+    names = ["person" if spec is None else made[s].name for s, spec in enumerate(plan)]
+    out.print(f"series: {players} players, {variant} wall, seed {seed}", soft_wrap=True)
+    for s, name in enumerate(names):
+        out.print(f"  seat {s}: {name}", soft_wrap=True)
+    printer = _Printer(out, names, quiet)
+    try:
+        result = play_series(players, variant, seed, lambda s: made[s],
+                             on_game_start=printer.game_start, on_deal=printer.deal,
+                             on_move=printer.move, on_game_end=printer.game_end)
+    except SeriesError as exc:
+        _fail(str(exc))
+    except LeaveGame as leave:
+        why = "you left" if leave.reason == "quit" else "end of input"
+        out.print(f"{why} in game {printer.game} round {printer.round}: the series stops, no result",
+                  soft_wrap=True)
+        return
+    finally:
+        for player in made:
+            close = getattr(player, "close", None)
+            if callable(close):
+                close()
+    for line in result_lines(result, names):
+        out.print(line, soft_wrap=True)
+
+
+class _Printer:
+    """The callbacks of play_series that print the series as it goes."""
+
+    def __init__(self, out: Console, names: list[str], quiet: bool):
+        self.out, self.names, self.quiet = out, names, quiet
+        self.round = self.game = 0
+
+    def game_start(self, number: int, opener: int) -> None:
+        self.round, self.game = 0, number
+        if not self.quiet:
+            self.out.print(f"game {number} of 2: seat {opener} ({self.names[opener]}) opens", soft_wrap=True)
+
+    def deal(self, number: int, state) -> None:
+        self.round = state.round
+        if not self.quiet and not state.is_over:
+            self.out.print(render.round_header(state.to_json()), soft_wrap=True)
+
+    def move(self, number: int, seat: int, move, state) -> None:
+        if self.quiet:
+            return
+        self.out.print(f"  seat {seat}  ", render.move_text(str(move)), sep="", soft_wrap=True)
+        if state.phase == "refill":
+            self.out.print(render.scores_line(f"scores after round {self.round}", state.to_json()),
+                           soft_wrap=True)
+
+    def game_end(self, game: SeriesGame) -> None:
+        self.out.print(game_line(game, self.names), soft_wrap=True)
+
+
+def game_line(game: SeriesGame, names: list[str]) -> str:
+    """``game 1 (seat 0 opened, 5 rounds): seat 0 greedy 82 points, 2 complete rows; ...``."""
+    seats = "; ".join(f"seat {s} {names[s]} {game.scores[s]} points, {_rows(game.complete_rows[s])}"
+                      for s in range(len(names)))
+    return f"game {game.number} totals (seat {game.opener} opened, {game.rounds} rounds): {seats}"
+
+
+def result_lines(result: SeriesResult, names: list[str]) -> list[str]:
+    """The combined table and the verdict with the tie-break that settled it."""
+    lines = ["series result (combined score, then complete rows):"]
+    width = max(len(n) for n in names)
+    for s, name in enumerate(names):
+        parts = " + ".join(f"{g.scores[s]:>3}" for g in result.games)
+        lines.append(f"  seat {s} {name:<{width}}  {parts} = {result.totals[s]:>3} points, "
+                     f"{_rows(result.complete_rows[s])}, rank {result.ranks[s]}")
+    win = result.winners
+    if result.decided_by == "combined score":
+        lines.append(f"winner: seat {win[0]} ({names[win[0]]}) on combined score")
+    elif result.decided_by == "complete rows":
+        best = result.totals[win[0]]
+        lines.append(f"winner: seat {win[0]} ({names[win[0]]}) on complete rows "
+                     f"(combined score tied at {best})")
+    else:
+        who = " and ".join(f"seat {s} ({names[s]})" for s in win)
+        lines.append(f"shared: {who} tie on combined score ({result.totals[win[0]]}) "
+                     f"and complete rows ({result.complete_rows[win[0]]})")
+    return lines
+
+
+def _rows(n: int) -> str:
+    return f"{n} complete row{'' if n == 1 else 's'}"
