@@ -1,0 +1,478 @@
+"""``azul play``: a person against 1 to 3 bots in the terminal (see docs/play.md).
+
+Two pieces, both driven only through ``read_line`` (one line of input, ``None`` at the end) and a
+rich ``Console``, so tests can run them without a terminal:
+
+- ``HumanPlayer``: lets a person choose one move in a state. It has a bot's interface
+  (``act(state) -> Move``) and handles the prompt commands that concern one decision: a move in
+  notation, ``moves``, ``hint [N]``, ``help``, ``quit``, the teaching preview and the gray wall's
+  column question. ``quit`` and the end of input raise ``LeaveGame``.
+- ``PlaySession``: a whole game. Deals come from the seed, bots play their seats, and the
+  session-level commands ``undo``, ``save FILE`` and ``load FILE`` work at the person's prompt.
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from bots import Bot, make_bot
+from engine import GameState, IllegalMoveError, InvalidPositionError, Move, new_game
+
+from . import render
+from .teach import COLOUR_NAMES, preview, preview_text
+
+ReadLine = Callable[[], str | None]
+SESSION_COMMANDS = frozenset({"undo", "save", "load"})
+HELP = """commands:
+  1B2, CR3, 2YF ...  a draft move in notation: source (factory 1-9 or C), colour (B Y R K W),
+                     destination (pattern line 1-5 or F for the floor)
+  3@2 or 2           gray wall, tiling phase: the wall column for the line being tiled
+  moves              list the legal moves
+  hint [N]           a bot's advice: its N best moves (default 3) with visits and values
+  undo               take back your last move and the bots' replies (not past a deal)
+  save FILE          write the position to FILE (azul-position/1 JSON)
+  load FILE          continue from a position file (same number of players)
+  help               this list
+  quit               leave the game"""
+
+
+class LeaveGame(Exception):
+    """The person left: ``reason`` is ``"quit"`` or ``"eof"`` (no more input)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Command:
+    """A prompt command that the session handles (undo, save FILE, load FILE)."""
+
+    name: str
+    arg: str = ""
+
+
+# ---------------------------------------------------------------- bot specs: mcts:iterations=2000
+def parse_bot_spec(spec: str) -> tuple[str, dict]:
+    """``"mcts:iterations=2000,exploration=1.2"`` -> ``("mcts", {"iterations": 2000, ...})``.
+
+    Values read as integers, then numbers, then true/false, else stay text. Raises ValueError
+    naming what is wrong.
+    """
+    kind, _, rest = spec.strip().partition(":")
+    if not kind:
+        raise ValueError(f"bot spec {spec!r}: no bot type (write TYPE or TYPE:key=value,...)")
+    params: dict = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ValueError(f"bot spec {spec!r}: {item!r} is not key=value")
+        params[key.strip()] = _value(value.strip())
+    return kind, params
+
+
+def _value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def bot_from_spec(spec: str, seed: int) -> Bot:
+    """Build the bot a spec names; a ValueError names the spec and what is wrong with it."""
+    kind, params = parse_bot_spec(spec)
+    try:
+        return make_bot(kind, seed=seed, **params)
+    except ValueError as exc:
+        raise ValueError(f"bot spec {spec!r}: {exc}") from None
+
+
+# ---------------------------------------------------------------- one decision of a person
+class HumanPlayer(Bot):
+    """A person at the keyboard, behind the bot interface: ``act(state)`` asks until a legal move.
+
+    ``session_commands`` names the commands the caller handles (``undo``, ``save``, ``load``):
+    ``choose`` returns them as a ``Command``; ``act`` refuses them with a message.
+    """
+
+    type_name = "human"
+
+    def __init__(self, read_line: ReadLine, console: Console, teach: bool = False,
+                 hint_iterations: int = 50000, seed: int = 0, show_position: bool = True,
+                 session_commands: frozenset[str] = frozenset()):
+        super().__init__(seed)
+        self.read_line = read_line
+        self.console = console
+        self.teach = teach
+        self.hint_iterations = hint_iterations
+        self.show_position = show_position
+        self.session_commands = frozenset(session_commands)
+
+    @property
+    def name(self) -> str:
+        return "you"
+
+    def act(self, state: GameState) -> Move:
+        while True:
+            choice = self.choose(state)
+            if isinstance(choice, Move):
+                return choice
+            self.say(f"'{choice.name}' is not available here")
+
+    def choose(self, state: GameState, show_position: bool | None = None) -> Move | Command:
+        """Ask until the person gives a legal (and, when teaching, confirmed) move or a session
+        command. Raises LeaveGame on ``quit`` or the end of input. The position is drawn first
+        unless ``show_position`` (default: the player's setting) is False."""
+        if state.phase not in ("draft", "tiling"):
+            raise ValueError(f"no move to choose in phase {state.phase}")
+        if self.show_position if show_position is None else show_position:
+            self.console.print(render.position_view(state.to_json()))
+        if state.phase == "tiling":
+            self._tiling_question(state)
+        while True:
+            line = self._ask(self._prompt(state))
+            word, _, arg = line.partition(" ")
+            word, arg = word.lower(), arg.strip()
+            if not word:
+                continue
+            if word == "quit":
+                raise LeaveGame("quit")
+            if word == "help":
+                self.say(HELP)
+            elif word == "moves":
+                self._list_moves(state)
+            elif word == "hint":
+                self._hint(state, arg)
+            elif word in SESSION_COMMANDS:
+                if word not in self.session_commands:
+                    self.say(f"'{word}' is not available here")
+                elif word in ("save", "load") and not arg:
+                    self.say(f"error: {word} needs a file name: {word} FILE")
+                else:
+                    return Command(word, arg)
+            else:
+                move = self._move(state, line.strip())
+                if move is not None and (not self.teach or self._confirm(state, move)):
+                    return move
+
+    # ------------------------------------------------------------ the pieces
+    def say(self, message: str | Text) -> None:
+        self.console.print(message, soft_wrap=True, highlight=False, markup=False)
+
+    def _ask(self, prompt: str) -> str:
+        self.console.print(prompt, end="", soft_wrap=True, highlight=False, markup=False)
+        line = self.read_line()
+        if line is None:
+            self.console.print()
+            raise LeaveGame("eof")
+        return line.strip()
+
+    def _prompt(self, state: GameState) -> str:
+        where = "tiling" if state.phase == "tiling" else "draft"
+        return f"round {state.round} {where}, seat {state.to_move} > "
+
+    def _tiling_question(self, state: GameState) -> None:
+        legal = state.legal_moves()
+        line = legal[0].line
+        colour = state.to_json()["boards"][state.to_move]["lines"][line - 1][0]
+        columns = ", ".join(str(m.column) for m in legal)
+        self.say(f"Tiling: seat {state.to_move}, the {COLOUR_NAMES['BYRKW'.index(colour)]} tile of "
+                 f"pattern line {line} goes to wall row {line}. Legal columns: {columns}. "
+                 f"Type a column (e.g. {legal[0].column}) or {legal[0]}.")
+
+    def _move(self, state: GameState, text: str) -> Move | None:
+        """The move the text names, if legal; otherwise say why and return None."""
+        if state.phase == "tiling" and text.isdigit():
+            legal = state.legal_moves()
+            if not 1 <= int(text) <= 5:
+                columns = ", ".join(str(m.column) for m in legal)
+                self.say(f"error: column {text}: the legal columns are {columns}")
+                return None
+            text = f"{legal[0].line}@{text}"
+        try:
+            move = Move.parse(text)
+        except IllegalMoveError:
+            self.say(f"error: {text!r} is neither a move nor a command (a move looks like 1B2, CR3, "
+                     "2YF or, when tiling the gray wall, 3@2; type help for the commands)")
+            return None
+        try:
+            state.clone().play(move)
+        except IllegalMoveError as exc:
+            self.say(f"error: {exc}")
+            if move not in state.legal_moves():
+                self.say("type 'moves' for the legal moves")
+            return None
+        return move
+
+    def _confirm(self, state: GameState, move: Move) -> bool:
+        self.say(preview_text(preview(state, move)))
+        while True:
+            answer = self._ask("make this move? [y/n] > ").lower()
+            if answer in ("y", "yes"):
+                return True
+            if answer == "quit":
+                raise LeaveGame("quit")
+            if answer in ("n", "no"):
+                self.say("Then choose again.")
+                return False
+            self.say("answer y (make the move), n (choose another) or quit")
+
+    def _list_moves(self, state: GameState) -> None:
+        legal = [str(m) for m in state.legal_moves()]
+        self.say(f"{len(legal)} legal moves: " + " ".join(legal))
+
+    def _hint(self, state: GameState, arg: str) -> None:
+        if arg and (not arg.isdigit() or int(arg) < 1):
+            self.say(f"error: hint N: N is how many moves to show, a whole number from 1, not {arg!r}")
+            return
+        top = int(arg) if arg else 3
+        try:
+            bot = make_bot("mcts", seed=self.seed, iterations=self.hint_iterations)
+            rows = bot.analyze(state)[:top]
+        except ValueError as exc:
+            self.say(f"error: no hint: {exc}")
+            return
+        self.say(f"hint (mcts, {self.hint_iterations} iterations; value = chance of winning "
+                 f"for seat {state.to_move}, 0 to 1):")
+        for rank, row in enumerate(rows, 1):
+            pv = " ".join(row["pv"][1:])
+            self.say(f"  {rank}. {row['move']:<4} visits {row['visits']:>6}  value {row['value']:.3f}"
+                     + (f"  then {pv}" if pv else ""))
+
+
+# ---------------------------------------------------------------- a whole game
+class PlaySession:
+    """One game: people at ``human_seats``, bots at the others, deals from ``seed``.
+
+    ``state`` continues a given position (``--load``); otherwise a new game of ``players`` and
+    ``variant``. ``run()`` plays to the end and returns ``"over"``, ``"quit"`` or ``"eof"``.
+    """
+
+    def __init__(self, bots: list[tuple[int, Bot]], human_seats: list[int] | tuple[int, ...] = (0,),
+                 players: int = 2, variant: str = "colored", seed: int = 0, teach: bool = False,
+                 read_line: ReadLine | None = None, console: Console | None = None,
+                 state: GameState | None = None, hint_iterations: int = 50000):
+        self.state = state.clone() if state is not None else new_game(players=players, variant=variant)
+        self.players = self.state.players
+        self.bots = dict(bots)
+        self.human_seats = set(human_seats)
+        seats = sorted(list(self.bots) + list(human_seats))
+        if seats != list(range(self.players)):
+            raise ValueError(f"seats: {self.players} players need seats 0 to {self.players - 1} "
+                             f"each taken once (bots at {sorted(self.bots)}, "
+                             f"people at {sorted(human_seats)})")
+        self.console = console or Console(highlight=False)
+        self.human = HumanPlayer(read_line or _stdin_line, self.console, teach=teach,
+                                 hint_iterations=hint_iterations, seed=seed,
+                                 session_commands=SESSION_COMMANDS)
+        self.deals = random.Random(seed)
+        self.history: list[tuple[GameState, str]] = []  # (state before, move) of people's moves
+        self._redraw = True
+
+    def say(self, message: str | Text) -> None:
+        self.console.print(message, soft_wrap=True, highlight=False, markup=False)
+
+    def run(self) -> str:
+        """Play until the game is over or the person leaves."""
+        try:
+            while not self.state.is_over:
+                self.step()
+        except LeaveGame as leave:
+            pos = self.state.to_json()
+            if leave.reason == "quit":
+                self.say(f"You left the game in round {pos['round']}; scores "
+                         + ", ".join(f"seat {s} {b['score']}" for s, b in enumerate(pos["boards"])) + ".")
+            else:
+                self.say(f"End of input: the game stops in round {pos['round']}.")
+            return leave.reason
+        self._finish()
+        return "over"
+
+    def step(self) -> None:
+        """One deal or one move (the person's prompt commands happen here too)."""
+        state = self.state
+        if state.phase == "refill":
+            state.deal(seed=self.deals.randrange(2**63))
+            self.history.clear()  # a deal is agreed: undo never goes back past it
+            if state.is_over:
+                self.say("No tile left in bag or lid: the game ends.")
+            else:
+                self.say(render.round_header(state.to_json()))
+            return
+        seat, played_round = state.to_move, state.round
+        if seat in self.human_seats:
+            choice = self.human.choose(state, show_position=self._redraw)
+            if isinstance(choice, Command):
+                before = self.state
+                getattr(self, f"_{choice.name}")(choice.arg)
+                self._redraw = self.state is not before  # draw again only if the position changed
+                return
+            self._redraw = True
+            self.history.append((state.clone(), str(choice)))
+            move, who = choice, "you"
+        else:
+            bot = self.bots[seat]
+            move, who = bot.act(state.clone()), bot.name
+        state.play(move)
+        line = Text(f"seat {seat} ({who}) plays ")
+        line.append_text(render.move_text(str(move)))
+        self.say(line)
+        if state.phase == "refill":  # at the end of the game the final scores say it
+            self.say(render.scores_line(f"scores after round {played_round}", state.to_json()))
+
+    # ------------------------------------------------------------ session commands
+    def _undo(self, _arg: str) -> None:
+        if not self.history:
+            self.say(f"nothing to undo: you have not moved since the deal of round {self.state.round}, "
+                     "and undo does not go back past a deal")
+            return
+        before, move = self.history.pop()
+        self.state = before
+        self.say(f"undone: your move {move} and the replies after it; back to your decision "
+                 f"in round {before.round}")
+
+    def _save(self, arg: str) -> None:
+        try:
+            Path(arg).write_text(json.dumps(self.state.to_json(), indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            self.say(f"error: {arg}: cannot write it ({exc.strerror or exc})")
+            return
+        self.say(f"saved the position to {arg}")
+
+    def _load(self, arg: str) -> None:
+        try:
+            state = read_position_file(Path(arg))
+        except ValueError as exc:
+            self.say(f"error: {exc}")
+            return
+        if state.players != self.players:
+            self.say(f"error: {arg}: a {state.players}-player position, this game has {self.players} players")
+            return
+        self.state = state
+        self.history.clear()
+        self.say(f"loaded {arg}: {state.variant} wall, round {state.round}, phase {state.phase}")
+
+    def _finish(self) -> None:
+        pos = self.state.to_json()
+        self.console.print(render.position_view(pos))
+        self.say(render.scores_line("final scores", pos))
+        best = [s for s, r in enumerate(pos["ranks"]) if r == 1]
+        people = sorted(self.human_seats)
+        if len(people) == 1:
+            rank = pos["ranks"][people[0]]
+            self.say("You win!" if rank == 1 and len(best) == 1 else
+                     "You share the win." if rank == 1 else f"You finish rank {rank}.")
+
+
+def read_position_file(path: Path) -> GameState:
+    """Read a position file; a ValueError names the file and what is wrong with it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not JSON (the file is not UTF-8 text)") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        return GameState.from_json(text)
+    except InvalidPositionError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _stdin_line() -> str | None:
+    line = sys.stdin.readline()
+    return line if line else None
+
+
+# ---------------------------------------------------------------- the command
+class WallVariant(str, Enum):
+    colored = "colored"
+    gray = "gray"
+
+
+VsOpt = Annotated[Optional[list[str]], typer.Option(
+    "--vs", metavar="BOT",
+    help="A bot opponent, TYPE or TYPE:key=value,... (e.g. mcts:iterations=2000); "
+         "give it 1 to 3 times. Default: one greedy.")]
+SeatOpt = Annotated[int, typer.Option("--seat", help="Your seat (0 opens round 1).")]
+VariantOpt = Annotated[Optional[WallVariant], typer.Option(
+    case_sensitive=False, help="Wall variant: colored (printed) or gray (you choose columns).",
+    show_default="colored")]
+SeedOpt = Annotated[Optional[int], typer.Option(
+    help="Seed for the deals (and the bots'); without it one is drawn and printed.",
+    show_default="random")]
+TeachOpt = Annotated[bool, typer.Option(
+    "--teach", help="Teaching mode: preview each move (overflow, floor cost, tiling score) and confirm it.")]
+LoadOpt = Annotated[Optional[Path], typer.Option(
+    "--load", metavar="POSITION.json", help="Start from a saved position (azul-position/1).")]
+HintOpt = Annotated[int, typer.Option(
+    "--hint-iterations", min=1, help="MCTS iterations behind each 'hint'.")]
+PlainOpt = Annotated[bool, typer.Option(
+    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
+
+
+def play(
+    vs: VsOpt = None,
+    seat: SeatOpt = 0,
+    variant: VariantOpt = None,
+    seed: SeedOpt = None,
+    teach: TeachOpt = False,
+    load: LoadOpt = None,
+    hint_iterations: HintOpt = 50000,
+    plain: PlainOpt = False,
+) -> None:
+    """Play a game against 1 to 3 bots in the terminal (type help at the prompt)."""
+    from .main import _fail  # the shared error line
+
+    specs = list(vs or [])
+    try:
+        loaded = read_position_file(load) if load is not None else None
+    except ValueError as exc:
+        _fail(str(exc))
+    if loaded is not None:
+        if variant is not None and variant.value != loaded.variant:
+            _fail(f"--variant {variant.value}: the loaded position is on the {loaded.variant} wall")
+        if loaded.is_over:
+            _fail(f"{load}: the game in it is over")
+        specs = specs or ["greedy"] * (loaded.players - 1)
+        if len(specs) != loaded.players - 1:
+            _fail(f"--vs given {len(specs)} times: the loaded position has {loaded.players} players, "
+                  f"so give it {loaded.players - 1} times (or not at all for greedy bots)")
+    specs = specs or ["greedy"]
+    if len(specs) > 3:
+        _fail(f"--vs given {len(specs)} times: at most 3 bots (2 to 4 players)")
+    players = len(specs) + 1
+    if not 0 <= seat < players:
+        _fail(f"--seat {seat}: a {players}-player game has seats 0 to {players - 1}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    others = [s for s in range(players) if s != seat]
+    try:
+        bots = [(s, bot_from_spec(spec, seed + 1 + s)) for s, spec in zip(others, specs)]
+    except ValueError as exc:
+        _fail(f"--vs: {exc}")
+    console = Console(color_system=None if plain else "auto", highlight=False)
+    session = PlaySession(bots, (seat,), players=players, seed=seed, teach=teach,
+                          variant=(variant or WallVariant.colored).value, state=loaded,
+                          console=console, hint_iterations=hint_iterations)
+    names = ", ".join(f"seat {s} {b.name}" for s, b in bots)
+    console.print(f"azul play: {players} players, {session.state.variant} wall, seed {seed} | "
+                  f"you are seat {seat}; {names} | type help for the commands", soft_wrap=True)
+    try:
+        session.run()
+    except KeyboardInterrupt:
+        console.print("\ninterrupted: the game stops here")
+        raise typer.Exit(130) from None
