@@ -14,12 +14,15 @@ import importlib
 _NAMES = {
     "ConfigError": "config", "LeagueConfig": "config", "load_config": "config", "parse_config": "config",
     "TABLES": "records", "read_table": "records",
-    "replay": "replay", "replay_game": "replay", "replay_games": "replay",
     "LeagueError": "runner", "LeagueSummary": "runner", "run_league": "runner",
     "derive_seed": "scheduler", "round_seed": "scheduler",
 }
 
-__all__ = sorted(_NAMES)
+# The replay names are imported now, not on first use: a module named like one of its functions
+# would otherwise shadow it (``import tournament.replay`` sets the package's ``replay`` to the module).
+from .replay import ReplayGame, replay, replay_game, replay_games, replay_steps  # noqa: E402
+
+__all__ = sorted([*_NAMES, "ReplayGame", "replay", "replay_game", "replay_games", "replay_steps"])
 
 
 def __getattr__(name: str):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pyarrow.compute as pc
@@ -22,12 +23,13 @@ from .records import committed_parts, part_path
 
 
 def replay_game(variant: str, players: int, deals: Sequence[str],
-                moves: Sequence[tuple[int, str]]) -> GameState:
-    """Rebuild a game: ``deals[r-1]`` is round r's ``factories`` text; ``moves`` are (round, move)."""
+                moves: Sequence[tuple[int, str]], opener: int = 0) -> GameState:
+    """Rebuild a game: ``deals[r-1]`` is round r's ``factories`` text; ``moves`` are (round, move);
+    ``opener`` the seat that opened round 1 (``rounds.opener``: 1 in game two of a series)."""
     by_round: dict[int, list[str]] = defaultdict(list)
     for rnd, move in moves:
         by_round[rnd].append(move)
-    state = new_game(players=players, variant=variant)
+    state = new_game(players=players, variant=variant, opener=opener)
     for r, factories in enumerate(deals, 1):
         if state.phase != "refill":
             raise ValueError(f"round {r}: the record deals again, but the game is in phase {state.phase}")
@@ -55,7 +57,7 @@ def replay_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> 
     for number in committed_parts(Path(run_dir)):
         tables = {}
         for name, columns in (("games", ["game_id", "variant", "num_players"]),
-                              ("rounds", ["game_id", "round", "seat", "factories"]),
+                              ("rounds", ["game_id", "round", "seat", "opener", "factories"]),
                               ("moves", ["game_id", "ply", "round", "move"])):
             t = pq.read_table(part_path(Path(run_dir), name, number), columns=columns)
             if wanted is not None:
@@ -66,9 +68,12 @@ def replay_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> 
 
 def _replay_part(games, rounds, moves) -> Iterator[tuple[str, GameState]]:
     deals: dict[str, dict[int, str]] = defaultdict(dict)
+    openers: dict[str, int] = {}
     r = rounds.filter(pc.equal(rounds.column("seat"), 0)).to_pydict()
-    for gid, rnd, factories in zip(r["game_id"], r["round"], r["factories"]):
+    for gid, rnd, opener, factories in zip(r["game_id"], r["round"], r["opener"], r["factories"]):
         deals[gid][rnd] = factories
+        if rnd == 1:
+            openers[gid] = opener
     played: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
     m = moves.to_pydict()
     for gid, ply, rnd, move in zip(m["game_id"], m["ply"], m["round"], m["move"]):
@@ -78,9 +83,122 @@ def _replay_part(games, rounds, moves) -> Iterator[tuple[str, GameState]]:
         rounds_of = deals.get(gid, {})
         plies = sorted(played.get(gid, []))
         yield gid, replay_game(variant, players, [rounds_of[k] for k in sorted(rounds_of)],
-                               [(rnd, move) for _, rnd, move in plies])
+                               [(rnd, move) for _, rnd, move in plies], openers.get(gid, 0))
 
 
 def _array(values):
     import pyarrow as pa
     return pa.array(sorted(values), pa.string())
+
+
+# ---------------------------------------------------------------- step by step, for viewers
+@dataclass
+class Step:
+    """One step of a replay: a deal (``move`` None) or a move, and the position after it."""
+
+    index: int          # 0 for the first deal
+    ply: int            # moves played so far
+    round: int
+    seat: int | None    # the seat that moved; None for a deal
+    move: str | None    # the move in notation; None for a deal
+    rounds_done: int    # rounds scored so far (their score_after is final)
+    position: dict      # azul-position/1 JSON after this step
+
+
+@dataclass
+class ReplayGame:
+    """A recorded game, its metadata and its steps (see ``replay_steps``)."""
+
+    run_dir: str
+    game_id: str
+    variant: str
+    players: int
+    termination: str
+    error: str | None
+    bots: list[str]                  # per seat
+    scores: list[int]                # results.score per seat
+    ranks: list[int]                 # results.rank per seat
+    round_scores: list[list[int]]    # round_scores[r-1][seat]: rounds.score_after
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def plies(self) -> int:
+        return sum(1 for s in self.steps if s.move is not None)
+
+    def to_dict(self) -> dict:
+        """Plain JSON-ready data (what the HTML page embeds)."""
+        return asdict(self)
+
+
+def replay_steps(run_dir: str | Path, game_id: str) -> ReplayGame:
+    """Every step of one recorded game: each deal and each move, with the position after it.
+
+    Raises ValueError when ``run_dir`` is not a run folder with records, KeyError (its message
+    names a few of the game ids there) when the run has no game ``game_id``.
+    """
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise ValueError(f"{run}: no such run folder")
+    parts = committed_parts(run)
+    if not parts:
+        raise ValueError(f"{run}: no recorded games (a run folder has games/, results/, moves/, rounds/)")
+    seen: list[str] = []
+    for number in parts:
+        ids = pq.read_table(part_path(run, "games", number), columns=["game_id"]).column("game_id").to_pylist()
+        if game_id in ids:
+            return _steps_of(run, number, game_id)
+        seen.extend(ids)
+    hint = ", ".join(sorted(seen)[:3]) + (f", ... ({len(seen)} in all)" if len(seen) > 3 else "")
+    raise KeyError(f"{run}: no recorded game {game_id!r} (games there: {hint})")
+
+
+def _part_rows(run: Path, name: str, number: int, game_id: str) -> dict[str, list]:
+    t = pq.read_table(part_path(run, name, number))
+    return t.filter(pc.equal(t.column("game_id"), game_id)).to_pydict()
+
+
+def _steps_of(run: Path, number: int, game_id: str) -> ReplayGame:
+    g = _part_rows(run, "games", number, game_id)
+    res = _part_rows(run, "results", number, game_id)
+    rnd = _part_rows(run, "rounds", number, game_id)
+    mv = _part_rows(run, "moves", number, game_id)
+    players = g["num_players"][0]
+    by_seat = sorted(zip(res["seat"], res["bot"], res["score"], res["rank"]))
+    deals: dict[int, str] = {}
+    openers: dict[int, int] = {}
+    scores: dict[int, list[int]] = defaultdict(lambda: [0] * players)
+    for r, seat, opener, factories, after in zip(rnd["round"], rnd["seat"], rnd["opener"],
+                                                 rnd["factories"], rnd["score_after"]):
+        deals[r], openers[r] = factories, opener
+        scores[r][seat] = after
+    game = ReplayGame(str(run), game_id, g["variant"][0], players, g["termination"][0], g["error"][0],
+                      [b for _, b, _, _ in by_seat], [s for _, _, s, _ in by_seat],
+                      [k for _, _, _, k in by_seat], [scores[r] for r in sorted(scores)])
+    moves = sorted(zip(mv["ply"], mv["round"], mv["seat"], mv["move"]))
+    for ply, r, seat, move, state, done in _walk(game.variant, players, [deals[r] for r in sorted(deals)],
+                                                  openers.get(1, 0), moves):
+        game.steps.append(Step(len(game.steps), ply, r, seat, move, done, state.to_json()))
+    return game
+
+
+def _walk(variant: str, players: int, deals: Sequence[str], opener: int,
+          moves: Sequence[tuple[int, int, int, str]]) -> Iterator[tuple]:
+    """(plies, round, seat, move, state, rounds scored) after each deal and each move."""
+    state = new_game(players=players, variant=variant, opener=opener)
+    by_round: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for _, r, seat, move in moves:
+        by_round[r].append((seat, move))
+    ply = 0
+    for r, factories in enumerate(deals, 1):
+        if state.phase != "refill":
+            raise ValueError(f"round {r}: the record deals again, but the game is in phase {state.phase}")
+        state.deal(factories=factories.split(" "))
+        yield ply, r, None, None, state, r if state.phase == "over" else r - 1
+        for seat, move in by_round.pop(r, ()):
+            if seat != state.to_move:
+                raise ValueError(f"ply {ply + 1}: the record has seat {seat} move, but seat {state.to_move} is to move")
+            state.play(move)
+            ply += 1
+            yield ply, r, seat, move, state, r if state.phase in ("refill", "over") else r - 1
+    if by_round:
+        raise ValueError(f"moves recorded in rounds {sorted(by_round)} that were never dealt")

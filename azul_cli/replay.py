@@ -1,0 +1,163 @@
+"""``azul replay``: step through a recorded league game, in the terminal or as an HTML page.
+
+The steps come from ``tournament.replay.replay_steps``: each deal and each move, with the
+position after it. Steps are numbered from 1 (step 1 is round 1's deal). See docs/replay.md.
+"""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, NoReturn, Optional
+
+import typer
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from tournament.replay import ReplayGame, replay_steps
+
+from . import render
+from .replay_html import page
+
+RunDirArg = Annotated[Path, typer.Argument(
+    help="A league run folder (games/, results/, moves/, rounds/).", metavar="RUN_DIR", show_default=False)]
+GameArg = Annotated[str, typer.Argument(
+    help="The game's id, e.g. t000-d00000-a00.", metavar="GAME_ID", show_default=False)]
+HtmlOpt = Annotated[Optional[Path], typer.Option(
+    "--html", metavar="FILE", help="Write the replay as one self-contained HTML page to FILE.")]
+StepOpt = Annotated[Optional[int], typer.Option(
+    "--step", metavar="N", help="Print step N (1 is the first deal) with the move list and exit; "
+                                "without it, a terminal steps interactively and other input prints the final step.")]
+PlainOpt = Annotated[bool, typer.Option(
+    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
+
+KEYS = "n or Enter: next, p: previous, f: first, l: last, a number: that step, q: quit"
+
+
+def step_view(game: ReplayGame, i: int) -> Group:
+    """Step ``i`` (0-based): what was just played, the position, the scores of the rounds so far."""
+    step = game.steps[i]
+    head = Text(f"{game.game_id} | step {i + 1} of {len(game.steps)} | ", style="bold")
+    if step.move is None:
+        head.append(f"round {step.round}: the deal")
+    else:
+        head.append(f"ply {step.ply}: seat {step.seat} ({game.bots[step.seat]}) played ")
+        head.append_text(render.move_text(step.move))
+    parts = [head, render.position_view(step.position), Text(), scores_table(game, step.rounds_done)]
+    if i == len(game.steps) - 1 and game.termination != "normal":
+        parts.append(Text(f"the game stopped ({game.termination}): {game.error}", style="bold"))
+    return Group(*parts)
+
+
+def scores_table(game: ReplayGame, rounds_done: int) -> Table | Text:
+    """The score after each round scored so far, one column per seat."""
+    if not rounds_done:
+        return Text("score after each round: no round scored yet")
+    table = Table(title="score after each round", title_justify="left", box=None, padding=(0, 2))
+    table.add_column("round", justify="right")
+    for seat, bot in enumerate(game.bots):
+        table.add_column(f"seat {seat} {bot}", justify="right")
+    for r, scores in enumerate(game.round_scores[:rounds_done], 1):
+        table.add_row(str(r), *(str(s) for s in scores))
+    return table
+
+
+def move_list(game: ReplayGame) -> Text:
+    """Every move, one line per round: ``round 2: 15.1B2 16.CRF ...``."""
+    text = Text()
+    for step in game.steps:
+        if step.move is None:
+            if text:
+                text.append("\n")
+            text.append(f"round {step.round}:", style="bold")
+        else:
+            text.append(f" {step.ply}.")
+            text.append_text(render.move_text(step.move))
+    return text
+
+
+def result_line(game: ReplayGame) -> Text:
+    """``result: seat 0 greedy 38 (rank 1), seat 1 random 0 (rank 2)`` from the results table."""
+    seats = ", ".join(f"seat {s} {bot} {score} (rank {rank})"
+                      for s, (bot, score, rank) in enumerate(zip(game.bots, game.scores, game.ranks)))
+    return Text(f"result ({game.termination}): {seats}")
+
+
+def browse(game: ReplayGame, out: Console, read: Callable[[str], str] = input, start: int = 0) -> int:
+    """Step through ``game`` on ``out`` by commands that ``read(prompt)`` returns, one a line.
+
+    Returns the 0-based step shown last. End of input (EOFError) or ``q`` ends it.
+    """
+    last = len(game.steps) - 1
+    i = start
+    out.print(step_view(game, i))
+    out.print(KEYS)
+    while True:
+        try:
+            command = read(f"step {i + 1}/{last + 1} [n p f l number q]: ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            return i
+        if command == "q":
+            return i
+        if command in ("", "n"):
+            to = min(i + 1, last)
+        elif command == "p":
+            to = max(i - 1, 0)
+        elif command == "f":
+            to = 0
+        elif command == "l":
+            to = last
+        elif command.isdigit() and 1 <= int(command) <= last + 1:
+            to = int(command) - 1
+        elif command.isdigit():
+            out.print(f"no step {command}: steps are 1 to {last + 1}")
+            continue
+        else:
+            out.print(f"unknown command {command!r}; {KEYS}")
+            continue
+        if to == i:
+            out.print("already at the " + ("last" if i == last else "first") + " step")
+            continue
+        i = to
+        out.print(step_view(game, i))
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def replay(run_dir: RunDirArg, game_id: GameArg, html: HtmlOpt = None, step: StepOpt = None,
+           plain: PlainOpt = False) -> None:
+    """Step through a recorded league game: every deal and move, forwards and back.
+
+    In a terminal: n or Enter next, p previous, f first, l last, a number: that step, q quits.
+
+    With --step N, or input that is not a terminal: print one step and the move list, and exit.
+    """
+    try:
+        game = replay_steps(run_dir, game_id)
+    except KeyError as exc:
+        _fail(exc.args[0])
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    if step is not None and not 1 <= step <= len(game.steps):
+        _fail(f"--step {step}: the game has steps 1 to {len(game.steps)}")
+    if html is not None:
+        try:
+            html.write_text(page(game.to_dict()), encoding="utf-8")
+        except OSError as exc:
+            _fail(f"{html}: cannot write it ({exc.strerror or exc})")
+        typer.echo(f"wrote {html} ({len(game.steps)} steps, {game.plies} moves)")
+        if step is None:
+            return
+    out = Console(color_system=None if plain else "auto", highlight=False)
+    if step is None and sys.stdin.isatty():
+        browse(game, out)
+        return
+    i = len(game.steps) - 1 if step is None else step - 1
+    out.print(step_view(game, i))
+    out.print()
+    out.print(move_list(game))
+    out.print(result_line(game))

@@ -1,0 +1,208 @@
+"""The replay page (``azul replay ... --html``) in headless Chromium: what it shows against the record.
+
+Needs Debian's ``chromium`` and ``chromedriver``; without them the tests skip, unless
+``AZUL_REQUIRE_BROWSER=1`` (set by .ci/run), where they fail and say what is missing.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from test_league_support import league
+
+from azul_cli.replay_html import page
+
+from tournament import read_table
+from tournament.config import parse_config
+from tournament.replay import replay_steps
+from tournament.runner import run_league
+
+ODD_NAME = "<b>&\"x'"  # a bot name that must show as itself, not as markup
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage", "--window-size=1300,900")
+
+
+def _binary(name: str) -> str | None:
+    path = f"/usr/bin/{name}"
+    return path if os.access(path, os.X_OK) else shutil.which(name)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium, chromedriver = _binary("chromium"), _binary("chromedriver")
+    missing = [n for n, p in (("chromium", chromium), ("chromedriver", chromedriver)) if p is None]
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing.append("the Python package selenium")
+    if missing:
+        message = f"the replay browser test needs {' and '.join(missing)} (Debian: apt-get install chromium chromium-driver)"
+        if os.environ.get("AZUL_REQUIRE_BROWSER") == "1":
+            pytest.fail(message + "; AZUL_REQUIRE_BROWSER=1 requires it", pytrace=False)
+        pytest.skip(message)
+    profile = tempfile.mkdtemp(prefix="azul-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium  # with the driver's path below, selenium-manager downloads nothing
+    for flag in CHROMIUM_FLAGS + (f"--user-data-dir={profile}",):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    """Pages of two small real leagues' games: 2-player coloured (an odd bot name), 3-player gray."""
+    tmp = tmp_path_factory.mktemp("replay-browser")
+    out = {}
+    for kind, bots, fields in (("colored", [{"name": ODD_NAME, "type": "random"}, "greedy"], {}),
+                               ("gray", ["random", "greedy", "heuristic"], {"players": 3, "variant": "gray"})):
+        data = league(tmp, bots, name=kind, deals=1, flush_seconds=0, **fields)
+        run_dir = run_league(parse_config(data), progress=False).run_dir
+        gid = read_table(run_dir, "games", ["game_id"]).column("game_id")[0].as_py()
+        game = replay_steps(run_dir, gid)
+        target = tmp / f"{kind}.html"
+        target.write_text(page(game.to_dict()), encoding="utf-8")
+        rec = {name: [r for r in read_table(run_dir, name).to_pylist() if r["game_id"] == gid]
+               for name in ("games", "results", "moves", "rounds")}
+        out[kind] = (target.as_uri(), game, rec)
+    return out
+
+
+def css(driver, selector):
+    from selenium.webdriver.common.by import By
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def label(driver) -> tuple[str, int, int]:
+    node = css(driver, "#step-label")[0]
+    return node.text, int(node.get_attribute("data-step")), int(node.get_attribute("data-ply"))
+
+
+def click(driver, selector):
+    css(driver, selector)[0].click()
+
+
+def tiles(driver, selector) -> str:
+    return "".join(t.get_attribute("data-color") for t in css(driver, f"{selector} .tile"))
+
+
+def open_page(driver, url):
+    driver.get(url)
+    driver.get_log("browser")  # start each page with an empty console log
+
+
+def no_script_errors(driver):
+    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []
+
+
+@pytest.mark.parametrize("kind", ["colored", "gray"])
+def test_stepping_shows_the_recorded_game(browser, games, kind):
+    url, game, _ = games[kind]
+    n = len(game.steps)
+    open_page(browser, url)
+    assert label(browser) == (f"step 1 / {n}", 1, 0)
+    click(browser, "#next")
+    assert label(browser) == (f"step 2 / {n}", 2, 1)
+    assert [li.text for li in css(browser, "#moves li.current")] == [game.steps[1].move]
+    click(browser, "#next")
+    click(browser, "#prev")
+    assert label(browser)[1:] == (2, 1)
+    click(browser, "#last")
+    assert label(browser) == (f"step {n} / {n}", n, game.plies)
+    click(browser, "#first")
+    assert label(browser)[1] == 1
+    from selenium.webdriver.common.keys import Keys
+    css(browser, "body")[0].send_keys(Keys.ARROW_RIGHT)
+    assert label(browser)[1] == 2
+    css(browser, "body")[0].send_keys(Keys.END)
+    assert label(browser)[1] == n
+    css(browser, "body")[0].send_keys(Keys.ARROW_LEFT)
+    assert label(browser)[1] == n - 1
+    no_script_errors(browser)
+    # nothing was fetched: the page is all there is
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+
+@pytest.mark.parametrize("kind", ["colored", "gray"])
+def test_final_step_matches_the_results(browser, games, kind):
+    url, game, rec = games[kind]
+    open_page(browser, url)
+    click(browser, "#last")
+    final = game.steps[-1].position
+    for r in rec["results"]:
+        board = f'.board[data-seat="{r["seat"]}"]'
+        assert css(browser, f"{board} .score")[0].text == str(r["score"])
+        assert css(browser, f"{board} .name")[0].text == r["bot"]
+        shown = {(int(t.get_attribute("data-row")), int(t.get_attribute("data-col")), t.get_attribute("data-color"))
+                 for t in css(browser, f"{board} .wall .tile")}
+        wall = final["boards"][r["seat"]]["wall"]
+        assert shown == {(i + 1, j + 1, c) for i, row in enumerate(wall) for j, c in enumerate(row) if c != "."}
+        assert len(css(browser, f"{board} .wall .empty")) == 25 - len(shown)
+    assert [li.text for li in css(browser, "#moves li[data-ply]")] == \
+           [m["move"] for m in sorted(rec["moves"], key=lambda m: m["ply"])]
+    assert len(css(browser, "#moves li[data-ply]")) == rec["games"][0]["plies"]
+    after = {}
+    for r in rec["rounds"]:
+        after.setdefault(r["round"], {})[r["seat"]] = str(r["score_after"])
+    rows = [[td.text for td in tr.find_elements("css selector", "td")]
+            for tr in css(browser, "#round-scores tbody tr")]
+    assert rows == [[after[k][s] for s in range(game.players)] for k in sorted(after)]
+    no_script_errors(browser)
+
+
+@pytest.mark.parametrize("kind", ["colored", "gray"])
+def test_each_deal_shows_the_recorded_factories(browser, games, kind):
+    url, game, rec = games[kind]
+    open_page(browser, url)
+    deals = {r["round"]: r["factories"].split(" ") for r in rec["rounds"]}
+    after = {(r["round"], r["seat"]): r["score_after"] for r in rec["rounds"]}
+    first_ply = {}
+    for m in rec["moves"]:
+        first_ply[m["round"]] = min(first_ply.get(m["round"], m["ply"]), m["ply"])
+    for rnd in sorted(deals):
+        if rnd > 1:  # the deal is the step after the previous round's last move: click it, then next
+            click(browser, f'#moves li[data-ply="{first_ply[rnd] - 1}"]')
+            assert label(browser)[2] == first_ply[rnd] - 1
+            click(browser, "#next")
+        assert css(browser, "#step-move")[0].text == f"round {rnd}: the deal"
+        shown = [tiles(browser, f'#factories [data-factory="{k}"]') for k in range(1, len(deals[rnd]) + 1)]
+        assert [sorted(s) for s in shown] == [sorted(f) for f in deals[rnd]]
+        assert len(css(browser, "#factories [data-factory]")) == len(deals[rnd])
+        assert tiles(browser, "#center") == "1"  # a fresh deal: only the marker in the centre
+        # the rounds scored so far show score_after, the rest are blank
+        rows = [[td.text for td in tr.find_elements("css selector", "td")]
+                for tr in css(browser, "#round-scores tbody tr")]
+        assert rows == [[str(after[k, s]) if k < rnd else "" for s in range(game.players)]
+                        for k in sorted({k for k, _ in after})]
+    no_script_errors(browser)
+
+
+def test_clicking_a_move_shows_the_position_after_it(browser, games):
+    url, game, _ = games["colored"]
+    open_page(browser, url)
+    for step in (game.steps[5], game.steps[len(game.steps) // 2]):
+        li = css(browser, f'#moves li[data-ply="{step.ply}"]')[0]
+        li.click()
+        assert label(browser)[1:] == (step.index + 1, step.ply)
+        assert "current" in li.get_attribute("class").split()
+        assert css(browser, "#step-move")[0].text == \
+            f"ply {step.ply}: seat {step.seat} ({game.bots[step.seat]}) played {step.move}"
+        pos = step.position
+        for s, board in enumerate(pos["boards"]):
+            sel = f'.board[data-seat="{s}"]'
+            assert [tiles(browser, f'{sel} [data-line="{k}"]') for k in range(1, 6)] == board["lines"]
+            assert tiles(browser, f"{sel} .floor") == board["floor"]
+            assert css(browser, f"{sel} .score")[0].text == str(board["score"])
+        centre = ("1" if pos["marker"] == "center" else "") + "".join(sorted(pos["center"], key="BYRKW".index))
+        assert tiles(browser, "#center") == centre
+        assert [tiles(browser, f'#factories [data-factory="{k}"]') for k in range(1, len(pos["factories"]) + 1)] \
+            == ["".join(f) for f in pos["factories"]]
+    no_script_errors(browser)
