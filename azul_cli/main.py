@@ -174,6 +174,13 @@ def selfplay(
 from .analyze import analyze  # noqa: E402
 
 app.command()(analyze)
+from .replay import replay  # noqa: E402
+
+app.command()(replay)
+
+from .play import play  # noqa: E402
+
+app.command()(play)
 
 from tournament.cli import app as league_app  # noqa: E402
 
@@ -182,3 +189,10 @@ from analysis.cli import elo  # noqa: E402
 app.command()(elo)
 from analysis.cli import standings_command
 app.command("standings")(standings_command)
+from analysis.strategy_cli import marker, openings  # noqa: E402
+app.command()(openings)
+app.command()(marker)
+from analysis.report_cli import report  # noqa: E402
+app.command()(report)
+from .series import series  # noqa: E402
+app.command()(series)
