@@ -52,8 +52,10 @@ OpenSkillOpt = Annotated[bool, typer.Option(
 def elo(run_dirs: RunDirsArg, format: FormatOpt = Format.table, anchor: AnchorOpt = None,
         anchor_value: AnchorValueOpt = 0.0, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
         openskill: OpenSkillOpt = False) -> None:
-    """Elo-scale ratings of the bots, one fit per player count, with 95% intervals (a bootstrap
-    over deals): Bradley-Terry for 2 players, Plackett-Luce for 3 and 4."""
+    """Elo ratings of the bots with 95% intervals, one fit per player count.
+
+    Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; intervals by bootstrap over deals.
+    """
     from .ratings import rate_by_players
     from .records import read_records
 

@@ -24,7 +24,7 @@ from . import render
 
 app = typer.Typer(
     name="azul",
-    help="Azul: show positions, list legal moves, play self-play games.",
+    help="Azul bots in leagues: play and replay games, run leagues on Ray, rate the bots, report what wins.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
@@ -171,28 +171,17 @@ def selfplay(
 
 
 # ---------------------------------------------------------------- commands in their own modules
-from .analyze import analyze  # noqa: E402
-
-app.command()(analyze)
-from .replay import replay  # noqa: E402
-
-app.command()(replay)
-
-from .play import play  # noqa: E402
-
-app.command()(play)
-
+from analysis.cli import elo, standings_command  # noqa: E402
+from analysis.report_cli import report  # noqa: E402
+from analysis.strategy_cli import marker, openings  # noqa: E402
 from tournament.cli import app as league_app  # noqa: E402
 
-app.add_typer(league_app, name="league")
-from analysis.cli import elo  # noqa: E402
-app.command()(elo)
-from analysis.cli import standings_command
-app.command("standings")(standings_command)
-from analysis.strategy_cli import marker, openings  # noqa: E402
-app.command()(openings)
-app.command()(marker)
-from analysis.report_cli import report  # noqa: E402
-app.command()(report)
+from .analyze import analyze  # noqa: E402
+from .play import play  # noqa: E402
+from .replay import replay  # noqa: E402
 from .series import series  # noqa: E402
-app.command()(series)
+
+for command in (analyze, play, series, replay, elo, report, openings, marker):
+    app.command()(command)
+app.command("standings")(standings_command)
+app.add_typer(league_app, name="league")
