@@ -1,7 +1,6 @@
 """Records on disk: part files, replay of whole leagues, resume, and the run folder's rules."""
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import pandas as pd
@@ -13,7 +12,7 @@ from tournament import read_table, replay, replay_game, replay_games
 from tournament.config import parse_config
 from tournament.records import PartWriter, clean_orphans, done_game_ids, empty_tables, part_path
 from tournament.runner import LeagueError, run_league
-from tournament.standings import bradley_terry_elo
+from analysis import fit_elo, read_records
 
 
 def run(data, **kw):
@@ -119,17 +118,18 @@ def test_resume_checks_the_config(tmp_path):
     assert fresh.done_before == 0 and fresh.played == 4
 
 
-def test_standings_and_quick_elo(tmp_path):
+def test_standings_rate_the_bots_with_the_analysis_fit(tmp_path):
     summary = run(league(tmp_path, ["random", "greedy", bot("bad", "RaisingBot", after=1)], deals=4))
     rows = {r.bot: r for r in summary.standings}
     assert summary.failures == {"error": 16}  # bad's 2 tables x 4 deals x 2 seatings
     assert rows["bad"].faults == 16 and rows["bad"].wins == 0
     assert rows["greedy"].elo > rows["random"].elo > rows["bad"].elo
     assert sum(r.games for r in summary.standings) == 2 * summary.total
-    elo = bradley_terry_elo(["a", "b"], {("a", "b"): 3.0, ("b", "a"): 1.0})
-    # 3 wins to 1 plus one virtual draw: strengths 3.5 : 1.5
-    assert elo["a"] - elo["b"] == pytest.approx(400 * math.log10(3.5 / 1.5), rel=1e-3)
-    assert sum(elo.values()) / 2 == pytest.approx(1500)
+    records = read_records(summary.run_dir)
+    fit = fit_elo(records["results"], records["games"], bootstrap=0)
+    assert {r.bot: r.elo for r in summary.standings} == pytest.approx(
+        dict(zip(fit.table["bot"].to_list(), fit.table["rating"].to_list())))
+    assert [r.bot for r in summary.standings] == fit.table["bot"].to_list()  # best first
 
 
 def test_tables_are_arrow_with_fixed_types(tmp_path):

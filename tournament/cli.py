@@ -151,7 +151,7 @@ def _report(console: Console, summary: LeagueSummary) -> None:
 
 
 def _standings_table(standings: list[BotStanding]) -> Table:
-    table = Table(title="standings (elo is provisional)",
+    table = Table(title="standings (elo: the fit of azul elo, mean bot 0; intervals in the report)",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("bot", no_wrap=True, max_width=28)
@@ -159,5 +159,5 @@ def _standings_table(standings: list[BotStanding]) -> Table:
         table.add_column(col, justify="right")
     for i, r in enumerate(standings, 1):
         table.add_row(str(i), r.bot, f"{r.games:,}", f"{r.win_rate:.1%}", f"{r.mean_score:.1f}",
-                      f"{r.score_share:.1%}", str(r.faults), f"{r.elo:.0f}")
+                      f"{r.score_share:.1%}", str(r.faults), "-" if r.elo is None else f"{r.elo:+.0f}")
     return table

@@ -1,13 +1,12 @@
-"""Standings of a league from its records: games, wins, points, faults and a quick Elo per bot.
+"""Standings of a league from its records: games, wins, points, faults and the Elo of each bot.
 
-The rating here is a provisional one until the analysis package lands: a Bradley-Terry fit of
-every pair of seats at every table (the better-ranked seat wins the pair, a shared rank is half
-a win each), on the Elo scale with the mean bot at 1500 and one virtual draw between every two
-bots so that a bot that never wins still gets a finite rating.
+While a league plays, the driver keeps only a running tally (a few numbers a bot). The rating in
+the standings comes from the analysis package once the records are on disk: the same fit as
+``azul elo`` (Bradley-Terry with a first-mover term for 2 players, Plackett-Luce with seat terms
+for 3 and 4; the mean bot at 0), without the bootstrap, so without intervals.
 """
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -15,9 +14,6 @@ from pathlib import Path
 import pyarrow as pa
 
 from .records import read_table
-
-ELO_MEAN = 1500.0
-
 
 @dataclass
 class BotStanding:
@@ -29,7 +25,7 @@ class BotStanding:
     score_share: float = 0.0  # the bot's points over all points at its tables, game by game
     mean_rank: float = 0.0
     faults: int = 0  # games this bot forfeited (error, illegal move, timeout)
-    elo: float = ELO_MEAN
+    elo: float | None = None  # None: no recorded game to rate it on
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -46,7 +42,6 @@ class Tally:
         self.share = defaultdict(float)
         self.rank_sum = defaultdict(float)
         self.faults = defaultdict(int)
-        self.pairs: dict[tuple[str, str], float] = defaultdict(float)  # (a, b): a's wins over b
         self.failures: dict[str, int] = defaultdict(int)  # termination -> games
         self.total = 0
 
@@ -64,16 +59,6 @@ class Tally:
             self.rank_sum[name] += ranks[s]
             if fault_seat == s:
                 self.faults[name] += 1
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                a, b = names[i], names[j]
-                if ranks[i] < ranks[j]:
-                    self.pairs[a, b] += 1
-                elif ranks[j] < ranks[i]:
-                    self.pairs[b, a] += 1
-                else:
-                    self.pairs[a, b] += 0.5
-                    self.pairs[b, a] += 0.5
 
     def add_tables(self, games: pa.Table, results: pa.Table) -> None:
         """Add recorded games (a ``games`` and a ``results`` table of the same games)."""
@@ -99,49 +84,29 @@ class Tally:
         best = max(played, key=lambda b: (self.wins[b] / self.games[b], self.share[b] / self.games[b]))
         return best, self.wins[best] / self.games[best]
 
-    def standings(self) -> list[BotStanding]:
-        """One row per bot, best first (by rating, then win rate)."""
-        elo = bradley_terry_elo(self.bots, self.pairs)
+    def standings(self, ratings: dict[str, float] | None = None) -> list[BotStanding]:
+        """One row per bot, best first (by ``ratings``, then win rate)."""
+        ratings = ratings or {}
         rows = []
         for b in self.bots:
             n = self.games[b]
             rows.append(BotStanding(
                 bot=b, games=n, wins=self.wins[b], win_rate=self.wins[b] / n if n else 0.0,
                 mean_score=self.points[b] / n if n else 0.0, score_share=self.share[b] / n if n else 0.0,
-                mean_rank=self.rank_sum[b] / n if n else 0.0, faults=self.faults[b], elo=elo[b]))
-        rows.sort(key=lambda r: (-r.elo, -r.win_rate, r.bot))
+                mean_rank=self.rank_sum[b] / n if n else 0.0, faults=self.faults[b], elo=ratings.get(b)))
+        rows.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), -r.win_rate, r.bot))
         return rows
 
 
-def bradley_terry_elo(bots: list[str], pairs: dict[tuple[str, str], float], iterations: int = 200) -> dict[str, float]:
-    """Elo-scale ratings (mean 1500) from pairwise wins, by the minorization-maximization fit."""
-    if not bots:
+def ratings(run_dir: str | Path) -> dict[str, float]:
+    """Each bot's Elo from a run's records (``analysis.rate_by_players``, no bootstrap); {} if none."""
+    from analysis import rate_by_players, read_records
+
+    if not any((Path(run_dir) / "games").glob("*.parquet")):
         return {}
-    wins = {b: 0.0 for b in bots}
-    games: dict[tuple[str, str], float] = defaultdict(float)
-    for (a, b), w in pairs.items():
-        if a in wins and b in wins:
-            wins[a] += w
-            games[min(a, b), max(a, b)] += w
-    for i, a in enumerate(bots):  # one virtual draw between every two bots
-        for b in bots[i + 1:]:
-            wins[a] += 0.5
-            wins[b] += 0.5
-            games[min(a, b), max(a, b)] += 1.0
-    strength = {b: 1.0 for b in bots}
-    for _ in range(iterations):
-        new = {}
-        for a in bots:
-            denom = 0.0
-            for b in bots:
-                if a != b:
-                    n = games.get((min(a, b), max(a, b)), 0.0)
-                    if n:
-                        denom += n / (strength[a] + strength[b])
-            new[a] = wins[a] / denom if denom else strength[a]
-        mean_log = sum(math.log(v) for v in new.values()) / len(new)
-        strength = {b: v / math.exp(mean_log) for b, v in new.items()}
-    return {b: ELO_MEAN + 400.0 * math.log10(strength[b]) for b in bots}
+    records = read_records(run_dir)
+    fits = rate_by_players(records["results"], records["games"], bootstrap=0)
+    return {row["bot"]: row["rating"] for fit in fits.values() for row in fit.table.iter_rows(named=True)}
 
 
 def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStanding], Tally]:
@@ -149,4 +114,4 @@ def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStan
     tally = Tally(bots)
     tally.add_tables(read_table(run_dir, "games", ["game_id", "termination", "fault_seat"]),
                      read_table(run_dir, "results", ["game_id", "seat", "bot", "score", "rank"]))
-    return tally.standings(), tally
+    return tally.standings(ratings(run_dir)), tally

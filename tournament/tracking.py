@@ -5,8 +5,8 @@ The tracking URI is ``mlflow.tracking_uri`` of the config, by default ``sqlite:/
 
     mlflow ui --backend-store-uri sqlite:///runs/mlflow.db
 
-Metrics: ``games``, ``failures`` and per bot ``<bot>.elo`` (the provisional rating of
-tournament/standings.py until the analysis package lands), ``<bot>.win_rate``,
+Metrics: ``games``, ``failures`` and per bot ``<bot>.elo`` (the standings' rating: the fit of
+``azul elo`` without its bootstrap), ``<bot>.win_rate``,
 ``<bot>.score_share``, ``<bot>.mean_score``. Artifacts: ``config.yaml`` and the final standings
 (``standings.csv``, ``standings.json``). The run's id is kept in ``<run>/mlflow_run.txt``, so a
 finished league is logged once however often it is resumed.
@@ -87,8 +87,10 @@ def log_league(config, run_dir: Path, summary) -> str:
                Metric("elapsed_s", summary.elapsed_s, now, 0)]
     for row in summary.standings:
         for field in ("elo", "win_rate", "score_share", "mean_score", "mean_rank", "faults"):
-            metrics.append(Metric(metric_key(f"{row.bot}.{field}"), float(getattr(row, field)), now, 0))
-    tags = [RunTag("run_dir", str(Path(run_dir).resolve())), RunTag("rating", "bradley-terry quick elo")]
+            if getattr(row, field) is not None:  # a bot without games has no rating
+                metrics.append(Metric(metric_key(f"{row.bot}.{field}"), float(getattr(row, field)), now, 0))
+    tags = [RunTag("run_dir", str(Path(run_dir).resolve())),
+            RunTag("rating", "bradley-terry (2 players) or plackett-luce (3-4), mean bot at 0")]
     for i in range(0, len(params), 100):  # MLflow takes at most 100 params per batch
         client.log_batch(run_id, params=params[i:i + 100])
     for i in range(0, len(metrics), 1000):

@@ -1,0 +1,134 @@
+"""Ratings of a league run: a marimo notebook.
+
+    marimo edit analysis/notebooks/ratings.py -- --run-dir runs/quick
+    python analysis/notebooks/ratings.py -- --run-dir runs/quick      # headless
+
+The run folder comes from ``--run-dir``, else the ``AZUL_RUN_DIR`` environment variable, else
+``runs/quick``; the text box at the top changes it. The last cell's ``ratings`` frame holds every
+player count's ratings with their 95% intervals.
+"""
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium")
+
+
+@app.cell
+def _():
+    import os
+    from pathlib import Path
+
+    import duckdb
+    import marimo as mo
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    from analysis.ratings import rate_by_players
+    return Path, duckdb, mo, os, pl, plt, rate_by_players
+
+
+@app.cell
+def _(mo, os):
+    _args = mo.cli_args()
+    default_dir = str(_args.get("run-dir") or _args.get("run_dir")
+                      or os.environ.get("AZUL_RUN_DIR") or "runs/quick")
+    return (default_dir,)
+
+
+@app.cell
+def _(default_dir, mo):
+    folder = mo.ui.text(value=default_dir, label="run folder", full_width=True)
+    bootstrap = mo.ui.number(start=0, stop=2000, step=50, value=200, label="bootstrap resamples")
+    mo.vstack([mo.md("# Ratings"), folder, bootstrap])
+    return bootstrap, folder
+
+
+@app.cell
+def _(Path, folder, mo):
+    run_dir = Path(folder.value).expanduser()
+    _ok = any((run_dir / "games").glob("*.parquet")) and any((run_dir / "results").glob("*.parquet"))
+    mo.stop(not _ok, mo.md(f"**{run_dir}**: no game records here (no `games/*.parquet` "
+                           "and `results/*.parquet`)."))
+
+    def glob(table):
+        """The SQL string of a table's Parquet parts (quotes doubled)."""
+        return "'" + str(run_dir / table / "*.parquet").replace("'", "''") + "'"
+    return glob, run_dir
+
+
+@app.cell
+def _(duckdb, glob):
+    con = duckdb.connect()
+    games = con.sql(f"SELECT * FROM read_parquet({glob('games')}, union_by_name=true)").pl()
+    results = con.sql(f"""
+        SELECT r.* FROM read_parquet({glob('results')}, union_by_name=true) r
+        WHERE (r.run_id, r.game_id) IN
+              (SELECT run_id, game_id FROM read_parquet({glob('games')}, union_by_name=true))
+    """).pl()
+    return con, games, results
+
+
+@app.cell
+def _(con, glob):
+    by_bot = con.sql(f"""
+        SELECT bot, num_players, count(*) AS games,
+               count(*) FILTER (WHERE rank = 1) AS firsts,
+               round(avg(score), 1) AS mean_score
+        FROM read_parquet({glob('results')}, union_by_name=true) r
+        JOIN read_parquet({glob('games')}, union_by_name=true) g USING (run_id, game_id)
+        GROUP BY bot, num_players ORDER BY num_players, firsts DESC
+    """).pl()
+    by_bot
+    return (by_bot,)
+
+
+@app.cell
+def _(bootstrap, games, rate_by_players, results):
+    fits = rate_by_players(results, games, bootstrap=int(bootstrap.value), seed=0)
+    return (fits,)
+
+
+@app.cell
+def _(fits, mo):
+    _parts = []
+    for _n, _fit in fits.items():
+        _edge = ", ".join(f"{x:+.0f}" for x in _fit.first_move)
+        _parts += [mo.md(f"## {_n} players\nfirst mover's edge (rating, low, high): {_edge}"),
+                   _fit.table,
+                   mo.md("Likelihood of superiority (row rated above column, share of resamples)"),
+                   _fit.superiority]
+        if _fit.unbounded:
+            _parts.append(mo.md(f"won every game or none (rating only a bound): "
+                                f"{', '.join(_fit.unbounded)}"))
+    mo.vstack(_parts)
+    return
+
+
+@app.cell
+def _(fits, plt):
+    _fig, _axes = plt.subplots(len(fits), 1, figsize=(6, 1 + 2.2 * len(fits)), squeeze=False)
+    for _ax, (_n, _fit) in zip(_axes[:, 0], fits.items()):
+        _t = _fit.table.sort("rating")
+        _y = range(_t.height)
+        _lo = (_t["rating"] - _t["low"]).fill_nan(0).fill_null(0).to_list()
+        _hi = (_t["high"] - _t["rating"]).fill_nan(0).fill_null(0).to_list()
+        _ax.errorbar(_t["rating"].to_list(), list(_y), xerr=[_lo, _hi], fmt="o", capsize=3)
+        _ax.set_yticks(list(_y), _t["bot"].to_list())
+        _ax.set_title(f"{_n} players: rating and 95% interval")
+        _ax.axvline(0, color="grey", lw=0.5)
+    _fig.tight_layout()
+    _fig
+    return
+
+
+@app.cell
+def _(fits, pl):
+    ratings = pl.concat([
+        _fit.table.select(pl.lit(_n).alias("num_players"), "bot", "games", "rating", "low", "high")
+        for _n, _fit in fits.items()])
+    ratings
+    return (ratings,)
+
+
+if __name__ == "__main__":
+    app.run()
