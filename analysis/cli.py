@@ -166,7 +166,7 @@ class What(str, Enum):
 
 WhatOpt = Annotated[What, typer.Option(
     "--what", "-w", help="standings (per bot), crosstable (2-player head to head) or seats "
-                         "(win rate by seat).")]
+                         "(win rate by seat: in all games, and between equal bots).")]
 
 
 def standings_command(run_dirs: RunDirsArg, format: FormatOpt = Format.table,
@@ -213,7 +213,8 @@ def _print_stats(frame, what: What) -> None:
         What.crosstable: {"bot": col("bot"), "opponent": col("opponent"), "games": col("games"),
                           "W": col("wins"), "S": col("shared"), "L": col("losses"),
                           "score": col("score", ".3f"), "95%": interval("low", "high", ".3f")},
-        What.seats: {"players": col("num_players"), "bot": col("bot"), "seat": col("seat"),
+        What.seats: {"players": col("num_players"), "between": col("between"), "bot": col("bot"),
+                     "seat": col("seat"),
                      "games": col("games"), "win": col("win_rate", ".3f"),
                      "95%": interval("low", "high", ".3f"), "no edge": col("expected", ".3f")},
     }[what]

@@ -171,23 +171,29 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     order = table["bot"].to_list()
     superiority = superiority.join(pl.DataFrame({"bot": order, "_o": range(n)}), on="bot")
     superiority = superiority.sort("_o").select("bot", *order)
-    points = np.bincount(i0, weights=s, minlength=n) + np.bincount(i1, weights=1 - s, minlength=n)
-    played = np.bincount(i0, minlength=n) + np.bincount(i1, minlength=n)
+    other = i0 != i1  # a bot against itself (self_play) tells nothing of its own bound
+    points = (np.bincount(i0[other], weights=s[other], minlength=n)
+              + np.bincount(i1[other], weights=1 - s[other], minlength=n))
+    played = np.bincount(i0[other], minlength=n) + np.bincount(i1[other], minlength=n)
     unbounded = [b for b, p, g in zip(bots, points, played) if p == 0 or p == g]
     return EloFit(table, (float(edge), float(low[n]), float(high[n])), superiority, bootstrap,
                   unbounded)
 
 
 def _table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
+    """Games and score share per bot, over the games between different bots only: a game of a bot
+    against itself (``self_play``) informs the seat terms, not the bot's rating."""
     keys = pairs.select("run_id", "game_id")
-    seats = results.join(keys, on=["run_id", "game_id"])
+    seats = (results.join(keys, on=["run_id", "game_id"])
+             .filter(pl.col("bot").n_unique().over("run_id", "game_id") == pl.len().over("run_id", "game_id")))
     total = pl.col("score").cast(pl.Float64).sum().over("run_id", "game_id")
     share = pl.when(total > 0).then(pl.col("score") / total).otherwise(0.5)
     per_bot = (seats.with_columns(share.alias("share")).group_by("bot")
                .agg(pl.len().alias("games"), pl.col("share").mean().alias("score_share")))
     fit = pl.DataFrame({"bot": bots, "rating": rating, "low": low, "high": high})
-    return (fit.join(per_bot, on="bot")
-            .select("bot", pl.col("games").cast(pl.Int64), "rating", "low", "high", "score_share")
+    return (fit.join(per_bot, on="bot", how="left")  # a bot with only self games: 0 games
+            .select("bot", pl.col("games").fill_null(0).cast(pl.Int64), "rating", "low", "high",
+                    "score_share")
             .sort("rating", descending=True))
 
 

@@ -237,9 +237,11 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     last = ranks == ranks.max(axis=1, keepdims=True)
     alone_first = (ranks == 1) & ((ranks == 1).sum(axis=1, keepdims=True) == 1)
     alone_last = last & (last.sum(axis=1, keepdims=True) == 1)
-    played = np.bincount(seat_bots.ravel(), minlength=n)
-    firsts = np.bincount(seat_bots[alone_first], minlength=n)
-    lasts = np.bincount(seat_bots[alone_last], minlength=n)
+    distinct = (np.sort(seat_bots, axis=1)[:, 1:] != np.sort(seat_bots, axis=1)[:, :-1]).all(axis=1)
+    mixed = seat_bots[distinct]  # games of a bot against copies of itself bound nothing
+    played = np.bincount(mixed.ravel(), minlength=n)
+    firsts = np.bincount(mixed[alone_first[distinct]], minlength=n)
+    lasts = np.bincount(mixed[alone_last[distinct]], minlength=n)
     unbounded = [b for b, g, f, l in zip(bots, played, firsts, lasts) if g in (f, l)]
     return PlackettLuceFit(table, (float(edges[p]), float(low[n + p]), float(high[n + p])),
                            superiority, bootstrap, unbounded, num_players=p, seats=seats)

@@ -92,20 +92,28 @@ def heatmap_plot(cross: pl.DataFrame, bots: list[str]) -> str:
 
 
 def seat_plot(seats: pl.DataFrame) -> str:
-    """Win rate by seat with intervals, one panel per player count (rows with ``bot`` null)."""
-    overall = seats.filter(pl.col("bot").is_null())
-    counts = sorted(overall["num_players"].unique().to_list())
+    """Win rate by seat with intervals, one panel per player count (rows with ``bot`` null): all
+    games, and beside them the games between equal bots where there are any."""
+    pooled = seats.filter(pl.col("bot").is_null())
+    counts = sorted(pooled["num_players"].unique().to_list())
+    kinds = [("all", "all games", BLUE, 0.0), ("equal", "equal bots", "#cc6633", 0.15)]
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, len(counts), figsize=(3.2 * len(counts), 2.8), squeeze=False)
         for ax, n in zip(axes[0], counts):
-            t = overall.filter(pl.col("num_players") == n).sort("seat")
-            ax.errorbar(t["seat"], t["win_rate"], yerr=_err(t["win_rate"], t["low"], t["high"]),
-                        fmt="o", color=BLUE, capsize=3)
+            here = pooled.filter(pl.col("num_players") == n)
+            shown = [k for k in kinds if here.filter(pl.col("between") == k[0]).height]
+            for between, label, colour, shift in shown:
+                t = here.filter(pl.col("between") == between).sort("seat")
+                ax.errorbar(t["seat"].to_numpy() + (shift if len(shown) > 1 else 0.0),
+                            t["win_rate"], yerr=_err(t["win_rate"], t["low"], t["high"]),
+                            fmt="o", color=colour, capsize=3, label=label)
             ax.axhline(1.0 / n, color=GREY, lw=0.8, ls=":")
-            ax.set_xticks(t["seat"].to_list())
+            ax.set_xticks(sorted(here["seat"].unique().to_list()))
             ax.set_xlabel("seat (0 moves first)")
             ax.set_ylabel("win rate")
             ax.set_title(f"{n} players")
+            if len(shown) > 1:
+                ax.legend(frameon=False, fontsize=7)
     return to_svg(fig)
 
 

@@ -199,12 +199,14 @@ def _seat_lines(report: Report) -> list[str]:
             if not math.isnan(edge):
                 lines.append(f"{_edge_name(n)} ({n} players): {edge:+.0f} Elo (95% "
                              f"{_interval(low, high)})")
-        row = report.seats.filter(pl.col("bot").is_null() & (pl.col("num_players") == n)
-                                  & (pl.col("seat") == 0))
-        if row.height:
-            r = row.row(0, named=True)
-            lines.append(f"seat 0 ({n} players) wins {r['win_rate']:.1%} of {r['games']:,} games "
-                         f"(95% {r['low']:.1%} .. {r['high']:.1%}; no edge: {r['expected']:.1%})")
+        for between, games in (("all", "games"), ("equal", "games between equal bots")):
+            row = report.seats.filter(pl.col("bot").is_null() & (pl.col("num_players") == n)
+                                      & (pl.col("seat") == 0) & (pl.col("between") == between))
+            if row.height:
+                r = row.row(0, named=True)
+                lines.append(f"seat 0 ({n} players) wins {r['win_rate']:.1%} of {r['games']:,} "
+                             f"{games} (95% {r['low']:.1%} .. {r['high']:.1%}; no edge: "
+                             f"{r['expected']:.1%})")
     return lines
 
 
@@ -326,7 +328,8 @@ def render_html(report: Report) -> str:
     body += ["<h2>Seat advantage</h2>", "".join(f"<p>{_e(s)}</p>" for s in _seat_lines(report)),
              f"<figure>{fig['seats']}</figure>",
              _html_table(report.seats, {
-                 "players": ("num_players", 0), "bot": ("bot", None), "seat": ("seat", 0),
+                 "players": ("num_players", 0), "between": ("between", None),
+                 "bot": ("bot", None), "seat": ("seat", 0),
                  "games": ("games", 0), "win rate": ("win_rate", 3), "low": ("low", 3),
                  "high": ("high", 3), "no edge": ("expected", 3)})]
     if report.openings is not None:

@@ -7,6 +7,11 @@ depends on the order of the games. Here the order is fixed, by ``run_id`` then `
 ``mu - 3 * sigma``, a cautious estimate. There is no Elo column: ``mu`` lives on OpenSkill's own
 scale (every bot starts at 25 +- 25/3), and how a difference of ``mu`` turns into a probability
 depends on the sigmas of the game, so no fixed factor converts it.
+
+A game that seats one bot more than once (a league's ``self_play`` games: every seat the same
+bot) is left out: OpenSkill updates each seat as a separate player, and one rating cannot be
+updated as its own opponent. Such a game says nothing about one bot against another anyway; its
+seats' results are in ``analysis.stats.seat_advantage`` (``between`` "equal").
 """
 from __future__ import annotations
 
@@ -16,14 +21,16 @@ import polars as pl
 def openskill_table(results: pl.DataFrame, games: pl.DataFrame, *,
                     num_players: int) -> pl.DataFrame:
     """Per bot (best ``ordinal`` first): games, mu, sigma, ordinal, from the ``num_players``-player
-    games of ``results`` that ``games`` lists, taken in (run_id, game_id) order."""
+    games of ``results`` that ``games`` lists, taken in (run_id, game_id) order. Games with a bot
+    in more than one seat are skipped (not counted in ``games``)."""
     from openskill.models import PlackettLuce
 
     seats = (results.select("run_id", "game_id", "seat", "bot", "rank")
              .join(games.select("run_id", "game_id"), on=["run_id", "game_id"]))
     per_game = (seats.sort("run_id", "game_id", "seat")
                 .group_by("run_id", "game_id", maintain_order=True).agg("bot", "rank")
-                .filter(pl.col("bot").list.len() == num_players))
+                .filter(pl.col("bot").list.len() == num_players)
+                .filter(pl.col("bot").list.n_unique() == num_players))
     if per_game.height == 0:
         raise ValueError(f"no {num_players}-player games in the records")
     model = PlackettLuce()

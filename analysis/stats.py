@@ -107,21 +107,37 @@ def crosstable(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.D
 
 
 def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Win rate (points per game) by seat, per player count: first the rows of all bots together
-    (``bot`` null), then per bot and seat. Columns: ``num_players``, ``bot``, ``seat``,
-    ``games``, ``win_rate``, Wilson ``low``/``high``, and ``expected`` (1 / num_players, the rate
-    of a seat with no edge between equal players)."""
+    """Win rate (points per game) by seat, per player count. Rows with ``between`` "all" count
+    every game: first all bots together (``bot`` null), then per bot and seat. Rows with
+    ``between`` "equal" count only the games between equal bots (every seat the same bot, as a
+    league with ``self_play`` plays them): pooled over the bots (``bot`` null), then per bot;
+    there are none when no game seats one bot throughout. Columns: ``num_players``,
+    ``between``, ``bot``, ``seat``, ``games``, ``win_rate``, Wilson ``low``/``high``, and
+    ``expected`` (1 / num_players, the rate of a seat with no edge between equal players).
+    With ``games``, seats are counted from the game's opener: in game two of a series (opened by
+    seat 1) the first mover is reported as seat 0."""
+    if games is not None:
+        from .elo import seats_from_opener
+        results = seats_from_opener(results, games)
     o = outcomes(results, games)
     aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]
-    overall = (o.group_by("num_players", "seat").agg(*aggs)
-               .with_columns(pl.lit(None, dtype=pl.String).alias("bot")))
-    per_bot = o.group_by("num_players", "bot", "seat").agg(*aggs)
-    cols = ["num_players", "bot", "seat", "games", "points"]
-    table = pl.concat([overall.select(cols), per_bot.select(cols)])
-    table = table.with_columns(
+    none = pl.lit(None, dtype=pl.String).alias("bot")
+    equal = o.filter(pl.col("bot").n_unique().over("run_id", "game_id") == 1)
+    cols = ["num_players", "between", "bot", "seat", "games", "points"]
+    parts = []
+    for between, frame in (("all", o), ("equal", equal)):
+        if frame.height == 0:
+            continue
+        label = pl.lit(between).alias("between")
+        parts.append(frame.group_by("num_players", "seat").agg(*aggs)
+                     .with_columns(none, label).select(cols))
+        parts.append(frame.group_by("num_players", "bot", "seat").agg(*aggs)
+                     .with_columns(label).select(cols))
+    table = pl.concat(parts).with_columns(
         pl.col("num_players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
         (pl.col("points") / pl.col("games")).alias("win_rate"),
         *wilson_exprs("points", "games"),
         (1.0 / pl.col("num_players")).alias("expected"))
-    return (table.sort(["num_players", pl.col("bot").is_not_null(), "bot", "seat"])
-            .select("num_players", "bot", "seat", "games", "win_rate", "low", "high", "expected"))
+    return (table.sort(["num_players", "between", pl.col("bot").is_not_null(), "bot", "seat"])
+            .select("num_players", "between", "bot", "seat", "games", "win_rate", "low", "high",
+                    "expected"))

@@ -191,3 +191,38 @@ def test_game_two_of_a_series_counts_its_opener_as_the_first_mover(players):
     assert series.table["rating"].to_list() == pytest.approx(plain.table["rating"].to_list(), abs=1e-6)
     unmarked = rate_by_players(moved, games, bootstrap=0)[players]  # without the opener: wrong seat
     assert unmarked.first_move[0] < 0
+
+
+def _with_self_games(league, bots, per_bot=20):
+    """The league plus ``per_bot`` games of each bot against itself, seat 0 winning each."""
+    games, results = league["games"], league["results"]
+    rows, seats = [], []
+    for b in bots:
+        for k in range(per_bot):
+            gid = f"self-{b}-{k:03d}"
+            rows.append(games.row(0, named=True) | {"game_id": gid, "table": 99, "deal": k})
+            for seat in (0, 1):
+                seats.append(results.row(0, named=True) | {"game_id": gid, "seat": seat, "bot": b,
+                                                           "rank": seat + 1, "is_winner": seat == 0})
+    return (pl.concat([games, pl.DataFrame(rows, schema=games.schema)]),
+            pl.concat([results, pl.DataFrame(seats, schema=results.schema)]))
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_games_of_a_bot_against_itself_bound_nothing_and_count_no_game(players):
+    from analysis import rate_by_players
+    from analysis.synthetic import synthetic_multi_league
+
+    strengths = [("a", 3000.0), ("b", 0.0), ("c", -3000.0)]  # a always first, c always last
+    league = (synthetic_league(strengths, deals=30, seed=2) if players == 2
+              else synthetic_multi_league(strengths, deals=30, players=3, seed=2, tie_rate=0.0))
+    plain = rate_by_players(league["results"], league["games"], bootstrap=0)[players]
+    games, results = _with_self_games(league, ["a", "c"])
+    if players == 3:  # a 3-seat self game: seat 2 joins as a third copy, last
+        extra = results.filter(pl.col("game_id").str.starts_with("self-") & (pl.col("seat") == 1))
+        results = pl.concat([results, extra.with_columns(seat=pl.lit(2, pl.Int32), rank=pl.lit(3, pl.Int32))])
+    mixed = rate_by_players(results, games, bootstrap=0)[players]
+    assert sorted(mixed.unbounded) == sorted(plain.unbounded) and "a" in plain.unbounded
+    assert mixed.table.sort("bot")["games"].to_list() == plain.table.sort("bot")["games"].to_list()
+    assert mixed.table.sort("bot")["score_share"].to_list() == pytest.approx(
+        plain.table.sort("bot")["score_share"].to_list())

@@ -81,6 +81,7 @@ def test_seat_advantage_finds_a_first_mover_edge():
     # (an expected 0.64 for seat 0 between equal bots).
     league = synthetic_league([("a", 100.0), ("b", 0.0), ("c", -100.0)], 300, edge=100.0, seed=2)
     table = seat_advantage(league["results"], league["games"])
+    assert table["between"].unique().to_list() == ["all"]  # no game seats a bot twice
     overall = table.filter(pl.col("bot").is_null()).sort("seat")
     assert overall["seat"].to_list() == [0, 1] and overall["games"].to_list() == [1800, 1800]
     seat0 = overall.row(0, named=True)
@@ -92,6 +93,36 @@ def test_seat_advantage_finds_a_first_mover_edge():
     for bot in "abc":  # every bot does better as the first mover
         rows = per_bot.filter(bot=bot).sort("seat")["win_rate"].to_list()
         assert rows[0] > rows[1], bot
+
+
+# Two games of A against B and four of a bot against itself (self-play): seat 0 wins g1, g4, g6;
+# seat 1 wins g2 and g5; g3 is a shared first place between the two copies of A.
+SELF = results([("g1", 0, "A", 50, 1, 0, 0), ("g1", 1, "B", 30, 2, 0, 0),
+                ("g2", 0, "B", 20, 2, 0, 0), ("g2", 1, "A", 40, 1, 0, 0),
+                ("g3", 0, "A", 30, 1, 0, 0), ("g3", 1, "A", 30, 1, 0, 0),
+                ("g4", 0, "A", 35, 1, 0, 0), ("g4", 1, "A", 25, 2, 0, 0),
+                ("g5", 0, "B", 10, 2, 0, 0), ("g5", 1, "B", 15, 1, 0, 0),
+                ("g6", 0, "B", 12, 1, 0, 0), ("g6", 1, "B", 11, 2, 0, 0)])
+
+
+def test_seat_advantage_between_equal_bots():
+    table = seat_advantage(SELF)
+    rows = {(r["between"], r["bot"], r["seat"]): (r["games"], r["win_rate"])
+            for r in table.iter_rows(named=True)}
+    # every game, as before: seat 0 scores 1 + 0 + 1/2 + 1 + 0 + 1 of 6
+    assert rows["all", None, 0] == (6, 3.5 / 6) and rows["all", None, 1] == (6, 2.5 / 6)
+    assert rows["all", "A", 0] == (3, 2.5 / 3) and rows["all", "A", 1] == (3, 1.5 / 3)
+    # only the 4 games between equal bots, pooled and per bot
+    assert rows["equal", None, 0] == (4, 2.5 / 4) and rows["equal", None, 1] == (4, 1.5 / 4)
+    assert rows["equal", "A", 0] == (2, 0.75) and rows["equal", "A", 1] == (2, 0.25)
+    assert rows["equal", "B", 0] == (2, 0.5) and rows["equal", "B", 1] == (2, 0.5)
+    assert len(rows) == table.height == 12
+    assert table["between"].to_list() == ["all"] * 6 + ["equal"] * 6  # "all" first
+    assert table.filter(pl.col("between") == "equal")["bot"].to_list() == [None, None, "A", "A", "B", "B"]
+    # the crosstable leaves a bot against itself out
+    cross = crosstable(SELF)
+    assert cross.select("bot", "opponent").rows() == [("A", "B"), ("B", "A")]
+    assert cross["games"].to_list() == [2, 2] and cross["score"].to_list() == [1.0, 0.0]
 
 
 def test_no_edge_gives_an_interval_around_half():
@@ -137,3 +168,16 @@ def test_the_command_fails_in_one_line(tmp_path):
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
         f"error: {tmp_path / 'empty'}: no game records (no games/*.parquet)"]
+
+
+def test_seat_advantage_counts_seats_from_the_series_opener():
+    """Game two of a series is opened by seat 1: moving every seat one step and marking the
+    games ``series_game`` 2 must give the same table as the original games."""
+    league = synthetic_league([("a", 100.0), ("b", 0.0)], 80, edge=150.0, seed=4)
+    games, results = league["games"], league["results"]
+    moved = results.with_columns(((pl.col("seat") + 1) % 2).cast(pl.Int32))
+    marked = games.with_columns(pl.lit(2, dtype=pl.Int32).alias("series_game"))
+    plain = seat_advantage(results, games)
+    assert seat_advantage(moved, marked).equals(plain)
+    first = plain.filter(pl.col("bot").is_null() & (pl.col("seat") == 0))["win_rate"][0]
+    assert first > 0.55  # the planted first-mover edge shows at seat 0

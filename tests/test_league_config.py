@@ -56,6 +56,8 @@ def test_bots_without_a_seed_get_a_fixed_one():
     ({"ray": {"workers": -1}}, "ray.workers", "0 or more"),
     ({"ray": {"host": "x"}}, "ray.host", "unknown field"),
     ({"mlflow": {"enabled": "yes"}}, "mlflow.enabled", "true or false"),
+    ({"self_play": "yes"}, "self_play", "true or false, not 'yes'"),
+    ({"self_play": 1}, "self_play", "true or false, not 1"),
     ({"bots": [{"type": "random", "seed": -1}, {"type": "greedy"}]}, "bots[0].seed", "0 or more"),
     ({"bots": [{"type": "mcts", "params": {"iterations": "many"}}, {"type": "greedy"}]},
      "bots[0].params", "iterations"),
@@ -99,3 +101,24 @@ def test_import_path_bots_and_overrides(tmp_path):
     assert config.with_overrides() == config
     with pytest.raises(ConfigError, match="--workers"):
         config.with_overrides(workers=-2)
+
+
+def test_self_play_option(tmp_path):
+    from tournament.runner import LeagueError, check_resumable
+
+    plain = parse_config({**GOOD, "deals": 3, "name": "x"})
+    assert plain.self_play is False and plain.to_dict()["self_play"] is False
+    both = parse_config({**GOOD, "deals": 3, "name": "x", "self_play": True})
+    assert both.to_dict()["self_play"] is True
+    assert parse_config(yaml.safe_load(both.to_yaml())) == both
+    # 2 bots, 3 deals: 1 table x 2 seatings, plus 1 game a bot and deal against itself
+    assert plain.total_games == 6 and both.total_games == 6 + 2 * 3
+    saved = tmp_path / "config.yaml"
+    with pytest.raises(LeagueError, match="differs from the one it was started with in self_play"):
+        check_resumable(both, plain.to_dict(), saved)
+    with pytest.raises(LeagueError, match="in self_play"):
+        check_resumable(plain, both.to_dict(), saved)
+    check_resumable(both, both.to_dict(), saved)
+    older = plain.to_dict()
+    del older["self_play"]  # a run folder from before the option resumes as a league without it
+    check_resumable(plain, older, saved)

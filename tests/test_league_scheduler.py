@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from tournament.scheduler import (arrangements, count_games, deal_seed, derive_seed, round_seed,
-                                  schedule, tables)
+from tournament.scheduler import (arrangements, bot_game_seed, count_games, deal_seed, derive_seed,
+                                  round_seed, schedule, self_tables, series_deal_seed, tables)
 
 
 def test_tables_are_every_pair_or_subset():
@@ -68,3 +68,46 @@ def test_derived_seeds_are_stable_63_bit_numbers():
 def test_schedule_is_lazy():
     games = schedule(40, 4, 10**6, "permute", seed=0)  # 2 x 10^12 games: only the first are made
     assert next(games).game_id == "t000-d00000-a00"
+
+
+@pytest.mark.parametrize("n_bots, players, seats, match", [
+    (3, 2, "rotate", "game"), (4, 2, "rotate", "series"), (5, 3, "rotate", "game"),
+    (4, 3, "permute", "game"), (5, 4, "rotate", "series")])
+def test_self_play_adds_one_table_per_bot_after_the_round_robin(n_bots, players, seats, match):
+    plain = list(schedule(n_bots, players, 3, seats, seed=9, match=match))
+    both = list(schedule(n_bots, players, 3, seats, seed=9, match=match, self_play=True))
+    assert len(plain) == count_games(n_bots, players, 3, seats, match)
+    assert len(both) == count_games(n_bots, players, 3, seats, match, self_play=True)
+    per_match = 2 if match == "series" else 1
+    assert len(both) - len(plain) == n_bots * 3 * per_match  # one game a bot and deal
+    assert len({g.game_id for g in both}) == len(both)
+    # the round-robin's games are exactly those of a league without self-play, in the same order
+    n_rr = len(tables(n_bots, players))
+    assert [g for g in both if g.table < n_rr] == plain
+    own = [g for g in both if g.table >= n_rr]
+    assert tables(n_bots, players, self_play=True)[n_rr:] == self_tables(n_bots, players)
+    assert self_tables(n_bots, players) == [(i,) * players for i in range(n_bots)]
+    for g in own:
+        bot = g.table - n_rr
+        assert g.seats == (bot,) * players and g.arrangement == 0
+        assert g.game_id.startswith(f"t{g.table:03d}-d{g.deal:05d}-a00")
+        first = series_deal_seed(deal_seed(9, g.deal), g.series_game or 1)
+        assert g.deal_seed == first  # the league's deal, like every table's
+    assert Counter(g.seats[0] for g in own) == {i: 3 * per_match for i in range(n_bots)}
+    # deal by deal: every self game of deal d comes after the round-robin's games of deal d
+    deals = [g.deal for g in both]
+    assert deals == sorted(deals)
+
+
+def test_a_league_without_self_play_keeps_its_ids():
+    games = list(schedule(3, 2, 2, "rotate", seed=1))
+    assert [g.game_id for g in games[:3]] == ["t000-d00000-a00", "t000-d00000-a01", "t001-d00000-a00"]
+    assert max(g.table for g in games) == 2 and len(games) == 12 == count_games(3, 2, 2, "rotate")
+
+
+def test_copies_of_a_bot_get_seeds_of_their_own():
+    gid = "t003-d00000-a00"
+    assert bot_game_seed(7, gid) == bot_game_seed(7, gid, 0) == derive_seed(7, "game", gid)
+    copies = [bot_game_seed(7, gid, c) for c in range(4)]
+    assert len(set(copies)) == 4 and copies[1] == derive_seed(7, "game", gid, "copy", 1)
+    assert all(0 <= c < 2**63 for c in copies)

@@ -21,13 +21,14 @@ from bots import Bot, make_bot
 from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
 VARIANTS = ("colored", "gray")
-TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "seed", "out", "time_limit",
-            "batch_games", "flush_seconds", "ray", "mlflow", "bots")
+TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
+            "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots")
 BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
 RAY_KEYS = ("address", "workers")
 MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
 # The fields that decide what the games are: a run resumes only under the same values.
-IDENTITY = ("name", "players", "variant", "seats", "match", "seed", "time_limit", "bots")
+IDENTITY = ("name", "players", "variant", "seats", "match", "self_play", "seed", "time_limit",
+            "bots")
 
 
 class ConfigError(ValueError):
@@ -78,10 +79,12 @@ class LeagueConfig:
     ray: RaySettings = field(default_factory=RaySettings)
     mlflow: MlflowSettings = field(default_factory=MlflowSettings)
     match: str = "game"  # "series": every scheduled game is a two-game series
+    self_play: bool = False  # also one table per bot with that bot in every seat
 
     @property
     def total_games(self) -> int:
-        return count_games(len(self.bots), self.players, self.deals, self.seats, self.match)
+        return count_games(len(self.bots), self.players, self.deals, self.seats, self.match,
+                           self.self_play)
 
     def bot_time_limit(self, index: int) -> float | None:
         own = self.bots[index].time_limit
@@ -91,8 +94,8 @@ class LeagueConfig:
         """The resolved config: every field with its value, defaults filled in."""
         return {
             "name": self.name, "players": self.players, "variant": self.variant,
-            "deals": self.deals, "seats": self.seats, "match": self.match, "seed": self.seed,
-            "out": self.out,
+            "deals": self.deals, "seats": self.seats, "match": self.match,
+            "self_play": self.self_play, "seed": self.seed, "out": self.out,
             "time_limit": self.time_limit, "batch_games": self.batch_games,
             "flush_seconds": self.flush_seconds,
             "ray": {"address": self.ray.address, "workers": self.ray.workers},
@@ -161,6 +164,9 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     deals = _int(data.get("deals", 10), "deals", 1)
     seats = _choice(data.get("seats", "rotate"), "seats", SEAT_MODES)
     match = _choice(data.get("match", "game"), "match", MATCHES)
+    self_play = data.get("self_play", False)
+    if not isinstance(self_play, bool):
+        raise _FieldError("self_play", f"must be true or false, not {self_play!r}")
     seed = _int(data.get("seed", 0), "seed", 0)
     out = data.get("out", "runs")
     if not isinstance(out, str) or not out:
@@ -194,7 +200,8 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
-        ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment), match=match)
+        ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment), match=match,
+        self_play=self_play)
 
 
 def _bots(value: Any, league_seed: int) -> list[BotEntry]:

@@ -90,7 +90,9 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
     try:
         for s, seat in enumerate(seats):
             try:
-                bots[s] = seat.make(bot_game_seed(seat.seed, gid))
+                # a bot seated more than once (self-play) gets a seed of its own in each seat
+                copy = names[:s].count(seat.name)
+                bots[s] = seat.make(bot_game_seed(seat.seed, gid, copy))
                 bots[s].reset()
             except Exception as exc:  # a bot that cannot even be built forfeits too
                 termination, error, fault_seat = "error", f"seat {s} ({seat.name}): {_describe(exc)}", s

@@ -384,7 +384,8 @@ def _play(config, run_dir, done, summary, tally, progress, console, task_retries
     play_start = time.perf_counter()
     remaining = summary.total - len(done)
     pending: Iterator[GameSpec] = (s for s in schedule(len(config.bots), config.players, config.deals,
-                                                       config.seats, config.seed, config.match)
+                                                       config.seats, config.seed, config.match,
+                                                       config.self_play)
                                    if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)

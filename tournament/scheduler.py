@@ -2,7 +2,9 @@
 
 A league is a round-robin over tables: every pair of bots for 2 players, every k-subset of the
 bots for k players. Each table plays every deal once per seat arrangement (every cyclic rotation,
-or every permutation), so the luck of the draw cancels between the bots at a table.
+or every permutation), so the luck of the draw cancels between the bots at a table. With
+``self_play``, one more table per bot seats that bot in every seat (``self_tables``), numbered
+after the round-robin's tables, so the round-robin's table numbers and game ids do not change.
 
 Everything here is a pure function of the config: game ids, deal seeds and bot seeds come out the
 same on every run, which is what lets ``--resume`` know what is done and a retried game replay
@@ -12,7 +14,9 @@ exactly. Seeds are derived with ``derive_seed`` (BLAKE2b of the parts' text, 63 
   ``derive_seed(config.seed, "deal", d)``;
 - the seed of the deal of round r (1-based) of a game: ``round_seed(deal_seed, r)``
   = ``derive_seed(deal_seed, "round", r)``, handed to ``GameState.deal(seed=...)``;
-- a bot's seed in one game: ``derive_seed(bot.seed, "game", game_id)``;
+- a bot's seed in one game: ``derive_seed(bot.seed, "game", game_id)``; in a self-play game
+  (every seat the same bot) the copy in seat s > 0 gets ``derive_seed(bot.seed, "game", game_id,
+  "copy", s)`` instead (see ``bot_game_seed``), so the copies do not play alike;
 - with ``match: series``, game g of a series on a deal: ``series_deal_seed(deal_seed, g)`` (game 1
   plays the deal seed itself, game 2 ``derive_seed(deal_seed, "series", 2)``).
 """
@@ -50,9 +54,16 @@ def series_deal_seed(deal_seed: int, game: int) -> int:
     return deal_seed if game == 1 else derive_seed(deal_seed, "series", game)
 
 
-def bot_game_seed(bot_seed: int, game_id: str) -> int:
-    """The seed a bot is built with for one game."""
-    return derive_seed(bot_seed, "game", game_id)
+def bot_game_seed(bot_seed: int, game_id: str, copy: int = 0) -> int:
+    """The seed a bot is built with for one game.
+
+    ``copy`` counts the earlier seats of the game that hold the same bot: 0 in a game of distinct
+    bots (the seed every game had before self-play), 1, 2, ... for the further copies of a bot
+    that plays itself, each with a seed of its own.
+    """
+    if copy == 0:
+        return derive_seed(bot_seed, "game", game_id)
+    return derive_seed(bot_seed, "game", game_id, "copy", copy)
 
 
 def arrangements(players: int, seats: str) -> list[tuple[int, ...]]:
@@ -68,9 +79,20 @@ def arrangements(players: int, seats: str) -> list[tuple[int, ...]]:
     raise ValueError(f"seats must be one of {', '.join(SEAT_MODES)}, not {seats!r}")
 
 
-def tables(n_bots: int, players: int) -> list[tuple[int, ...]]:
-    """Every table of the round-robin: the k-subsets of the bots (indices), in order."""
-    return list(itertools.combinations(range(n_bots), players))
+def tables(n_bots: int, players: int, self_play: bool = False) -> list[tuple[int, ...]]:
+    """Every table of the round-robin: the k-subsets of the bots (indices), in order; with
+    ``self_play``, then the self tables (``self_tables``)."""
+    round_robin = list(itertools.combinations(range(n_bots), players))
+    return round_robin + (self_tables(n_bots, players) if self_play else [])
+
+
+def self_tables(n_bots: int, players: int) -> list[tuple[int, ...]]:
+    """One table per bot with that bot in every seat: ``(i,) * players``, in bot order.
+
+    Every seat arrangement of such a table is the same lineup, so a self table plays each deal
+    once, in arrangement 0 (the bot's copies differ only in their seeds: ``bot_game_seed``).
+    """
+    return [(i,) * players for i in range(n_bots)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,30 +119,36 @@ def series_id(spec: GameSpec) -> str | None:
     return None if spec.series_game is None else spec.game_id.rpartition("-s")[0]
 
 
-def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = "game") -> int:
-    """How many games a league has: tables x deals x arrangements (x 2 for series)."""
+def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = "game",
+                self_play: bool = False) -> int:
+    """How many games a league has: tables x deals x arrangements (x 2 for series), plus with
+    ``self_play`` one game per bot and deal (x 2 for series)."""
     n_arr = players if seats == "rotate" else math.factorial(players)
     per_match = SERIES_GAMES if match == "series" else 1
-    return math.comb(n_bots, players) * deals * n_arr * per_match
+    self_games = n_bots * deals if self_play else 0
+    return (math.comb(n_bots, players) * deals * n_arr + self_games) * per_match
 
 
 def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
-             match: str = "game") -> Iterator[GameSpec]:
+             match: str = "game", self_play: bool = False) -> Iterator[GameSpec]:
     """Every game of a league, deal by deal, table by table, arrangement by arrangement.
 
     A generator: a league of millions of games costs no memory to schedule. Deal-major order
     means every table makes progress together, so the standings are fair at any moment.
     With ``match="series"`` each scheduled game becomes the two games of a series, one after the
-    other (see ``series_games``).
+    other (see ``series_games``). With ``self_play`` each deal ends with the self tables (one
+    game each, arrangement 0); the round-robin's games are the same as without it.
     """
     if match not in MATCHES:
         raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
     all_tables = tables(n_bots, players)
+    n_round_robin = len(all_tables)
+    all_tables += self_tables(n_bots, players) if self_play else []
     all_arrangements = arrangements(players, seats)
     for d in range(deals):
         dseed = deal_seed(seed, d)
         for t, members in enumerate(all_tables):
-            for a, arr in enumerate(all_arrangements):
+            for a, arr in enumerate(all_arrangements if t < n_round_robin else all_arrangements[:1]):
                 spec = GameSpec(game_id(t, d, a), t, d, a, dseed, tuple(members[i] for i in arr))
                 if match == "series":
                     yield from series_games(spec)
