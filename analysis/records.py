@@ -141,3 +141,13 @@ OUTCOMES_SQL = """
     JOIN (SELECT run_id, game_id, count(*) FILTER (WHERE rank = 1) AS firsts
           FROM results GROUP BY run_id, game_id) f USING (run_id, game_id)
 """
+
+
+def default_run_dir(cli_args: dict | None = None) -> str:
+    """The run folder a notebook opens: ``--run-dir`` after ``--`` on its command line, else the
+    ``AZUL_RUN_DIR`` environment variable, else ``runs/quick`` (the README's main job)."""
+    import os
+
+    args = cli_args or {}
+    return str(args.get("run-dir") or args.get("run_dir") or os.environ.get("AZUL_RUN_DIR")
+               or "runs/quick")

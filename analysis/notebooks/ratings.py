@@ -15,7 +15,6 @@ app = marimo.App(width="medium")
 
 @app.cell
 def _():
-    import os
     from pathlib import Path
 
     import duckdb
@@ -24,14 +23,14 @@ def _():
     import polars as pl
 
     from analysis.ratings import rate_by_players
-    return Path, duckdb, mo, os, pl, plt, rate_by_players
+    return Path, duckdb, mo, pl, plt, rate_by_players
 
 
 @app.cell
-def _(mo, os):
-    _args = mo.cli_args()
-    default_dir = str(_args.get("run-dir") or _args.get("run_dir")
-                      or os.environ.get("AZUL_RUN_DIR") or "runs/quick")
+def _(mo):
+    from analysis.records import default_run_dir
+
+    default_dir = default_run_dir(mo.cli_args())
     return (default_dir,)
 
 

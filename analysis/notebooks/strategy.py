@@ -15,7 +15,6 @@ app = marimo.App(width="medium")
 
 @app.cell
 def _():
-    import os
     from pathlib import Path
 
     import marimo as mo
@@ -26,15 +25,15 @@ def _():
     from analysis.openings import opening_table
     from analysis.records import connect
     from analysis.stats import wilson_exprs
-    return (Path, connect, marker_effect, marker_summary, marker_timing, mo, opening_table, os,
+    return (Path, connect, marker_effect, marker_summary, marker_timing, mo, opening_table,
             pl, plt, wilson_exprs)
 
 
 @app.cell
-def _(mo, os):
-    _args = mo.cli_args()
-    default_dir = str(_args.get("run-dir") or _args.get("run_dir")
-                      or os.environ.get("AZUL_RUN_DIR") or "runs/quick")
+def _(mo):
+    from analysis.records import default_run_dir
+
+    default_dir = default_run_dir(mo.cli_args())
     return (default_dir,)
 
 
