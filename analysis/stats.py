@@ -63,8 +63,12 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
     """Per bot, best first: ``games``, ``wins``, ``shared``, ``losses``, ``win_rate`` (points per
     game) with its Wilson ``low``/``high``, ``score_share`` (its points over all seats' points in
     its games), ``mean_score`` with a normal 95% interval (``score_low``/``score_high``),
-    ``mean_floor_penalty`` and ``mean_bonus``."""
-    o = outcomes(results, games)
+    ``mean_floor_penalty`` and ``mean_bonus``. Games of a bot against copies of itself (a league
+    with ``self_play``) are left out: they are in ``seat_advantage``."""
+    o = outcomes(results, games).filter(
+        pl.col("bot").n_unique().over("run_id", "game_id") > 1)
+    if o.height == 0:
+        raise ValueError("no game between different bots in the records")
     se = pl.col("score").cast(pl.Float64).std() / pl.len().sqrt()
     table = o.group_by("bot").agg(
         pl.len().alias("games"),

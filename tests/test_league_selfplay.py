@@ -11,7 +11,7 @@ import pytest
 import tournament.game
 from analysis import fit_elo, fit_plackett_luce, openskill_table, rate_by_players, read_records
 from analysis.report import collect, render_html, render_summary
-from analysis.stats import seat_advantage
+from analysis.stats import seat_advantage, standings
 from analysis.synthetic import synthetic_league, synthetic_multi_league
 from bots import Bot
 from engine import GameState, Move
@@ -202,3 +202,15 @@ def test_self_games_leave_plackett_luce_and_openskill_alone():
     equal = seat_advantage(mixed["results"], mixed["games"]).filter(
         (pl.col("between") == "equal") & pl.col("bot").is_null())
     assert equal["games"].to_list() == [800, 800, 800]  # 4 bots x 200 deals
+
+
+def test_standings_leave_out_the_self_games(played):
+    """A bot's standings count only its games against other bots (each bot meets two others over
+    3 deals x 2 seatings: 12 games); the self games are in the total, not in any bot's row."""
+    _, summary, _ = played
+    rows = {r.bot: r for r in summary.standings}
+    assert {b: r.games for b, r in rows.items()} == {"greedy": 12, "r": 12, "s": 12}
+    records = read_records(summary.run_dir)
+    table = standings(records["results"], records["games"])
+    assert dict(zip(table["bot"], table["games"])) == {"greedy": 12, "r": 12, "s": 12}
+    assert sum(r.wins for r in summary.standings) == 18  # one winner a mixed game (no shared ranks here)

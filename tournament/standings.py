@@ -47,9 +47,15 @@ class Tally:
 
     def add_game(self, names: list[str], scores: list[int], ranks: list[int],
                  termination: str, fault_seat: int | None) -> None:
+        """Count a game; one of a bot against copies of itself (``self_play``) counts in the
+        total, the failures and the bot's faults only: it would pull its rates toward 1/players."""
         self.total += 1
         if termination != "normal":
             self.failures[termination] += 1
+        if len(set(names)) == 1:
+            if fault_seat is not None:
+                self.faults[names[0]] += 1
+            return
         table_points = sum(scores)
         for s, name in enumerate(names):
             self.games[name] += 1
