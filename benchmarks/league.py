@@ -28,7 +28,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 sys.path.insert(0, str(ROOT))
 
 from tournament.config import parse_config  # noqa: E402
-from tournament.runner import run_league, start_local_ray  # noqa: E402
+from tournament.backends import start_local_ray  # noqa: E402
+from tournament.runner import run_league  # noqa: E402
 
 
 def greedy_league(out: Path, name: str, games: int, workers: int):

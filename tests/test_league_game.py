@@ -10,7 +10,7 @@ from test_league_support import bot, league
 from tournament.config import parse_config
 from tournament.game import end_bonus, wall_points
 from tournament.records import SCHEMAS
-from tournament.runner import play_batch
+from tournament.backends import play_batch
 from tournament.scheduler import round_seed, schedule
 
 FLOOR_COSTS = {0, 1, 2, 4, 6, 8, 11, 14}

@@ -18,7 +18,8 @@ from engine import GameState, Move
 from test_league_support import league
 from tournament import read_table, replay_games
 from tournament.config import parse_config
-from tournament.runner import play_batch, run_league
+from tournament.backends import play_batch
+from tournament.runner import run_league
 from tournament.scheduler import bot_game_seed, derive_seed, schedule
 
 

@@ -10,7 +10,8 @@ from analysis.records import read_table as read_frame
 from tournament.config import ConfigError, parse_config
 from tournament.records import PartWriter, done_game_ids, read_table
 from tournament.replay import replay
-from tournament.runner import CONFIG_FILE, play_batch, run_dir_of, run_league
+from tournament.backends import play_batch
+from tournament.runner import CONFIG_FILE, run_dir_of, run_league
 from tournament.scheduler import count_games, derive_seed, schedule, series_deal_seed
 from tournament.series import recorded_series, series_ranks
 

@@ -174,7 +174,7 @@ def start_test_ray():
     """
     paths = [str(TESTS), str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
-    from tournament.runner import _prepare_local_ray_env, start_local_ray
+    from tournament.backends import _prepare_local_ray_env, start_local_ray
     _prepare_local_ray_env()  # before ray is imported: Ray on localhost only
     import ray
 

@@ -17,7 +17,6 @@ to ``--resume``.
 from __future__ import annotations
 
 import fcntl
-import gc
 import logging
 import os
 import shutil
@@ -35,8 +34,8 @@ import yaml
 
 from engine import __version__ as ENGINE_VERSION
 
-from .config import IDENTITY, ConfigError, LeagueConfig, bot_class, parse_config
-from .game import Seat, play_game
+from .backends import LeagueError, RayBackend, SerialBackend
+from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
 from .records import SCHEMAS, PartWriter, RecordBuffer, clean_orphans, done_game_ids, has_records
 from .scheduler import GameSpec, schedule, series_id
 from .standings import BotStanding, Tally, league_standings
@@ -51,8 +50,6 @@ MAX_BATCH = 2000
 log = logging.getLogger(__name__)
 
 
-class LeagueError(RuntimeError):
-    """A league that cannot start or go on; the message says why and what to do."""
 
 
 @dataclass
@@ -83,176 +80,6 @@ def run_dir_of(config: LeagueConfig) -> Path:
 
 
 # ---------------------------------------------------------------- worker side
-_CONTEXTS: dict[str, tuple[list[Seat], str]] = {}
-
-
-def league_seats(config: dict[str, Any]) -> list[Seat]:
-    """How to build every bot of a (resolved) config: one ``Seat`` per bot, in config order."""
-    seats = []
-    for entry in config["bots"]:
-        params = dict(entry["params"])
-        cls = bot_class(entry["type"])
-        if cls is None:
-            from bots import make_bot
-            cls = type(make_bot(entry["type"], seed=entry["seed"], **params))
-        limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
-        seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit))
-    return seats
-
-
-def _maker(cls, params):
-    return lambda seed: cls(seed=seed, **params)
-
-
-def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
-    """Play games of a league and return their records as the four Arrow tables."""
-    key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY))
-    if key not in _CONTEXTS:
-        _CONTEXTS.clear()
-        _CONTEXTS[key] = (league_seats(config), config["variant"])
-        # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
-        # it out of the garbage collector's way, which games allocate heavily against.
-        gc.collect()
-        gc.freeze()
-    bots, variant = _CONTEXTS[key]
-    buf = RecordBuffer()
-    for spec in specs:
-        play_game(spec, [bots[b] for b in spec.seats], variant, buf)
-    return buf.to_tables(run_id)
-
-
-# ---------------------------------------------------------------- backends
-class SerialBackend:
-    """Games played in the driver's own process, one batch at a time (``workers: 0``)."""
-
-    concurrency = 1
-    max_in_flight = 1
-
-    def __init__(self, config: dict[str, Any], run_id: str):
-        self.config, self.run_id = config, run_id
-        self.queue: dict[int, list[GameSpec]] = {}
-        self.n = 0
-
-    def submit(self, batch: list[GameSpec]) -> int:
-        self.n += 1
-        self.queue[self.n] = batch
-        return self.n
-
-    def wait(self, handles: list, timeout: float) -> list:
-        return handles[:1]
-
-    def get(self, handle: int) -> dict[str, pa.Table]:
-        return play_batch(self.config, self.queue.pop(handle), self.run_id)
-
-    def cancel(self, handles: list) -> None:
-        for h in handles:
-            self.queue.pop(h, None)
-
-    def close(self) -> None:
-        pass
-
-
-def _prepare_local_ray_env() -> None:
-    """Before ray is imported: a local Ray that listens on localhost only and phones nowhere."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    # On Linux, Ray binds its servers to the node's address; this makes that address 127.0.0.1.
-    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-
-
-def start_local_ray(num_cpus: int) -> None:
-    """Start a new local Ray: ``num_cpus`` workers, no dashboard, nothing listening beyond localhost.
-
-    A new one even when a cluster started with ``ray start`` runs on this machine (joining that
-    one is ``--address auto``).
-    """
-    _prepare_local_ray_env()
-    import ray
-
-    ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
-             logging_level=logging.ERROR, object_store_memory=512 * 1024 * 1024,
-             namespace="azul-league")
-
-
-def _probe(address: str) -> None:
-    """Fail fast when nothing listens at a host:port address (Ray itself would retry for minutes)."""
-    import socket
-
-    host, sep, port = address.removeprefix("ray://").rpartition(":")
-    if not sep or not port.isdigit():
-        return  # "auto" and other forms: Ray says what is wrong at once
-    try:
-        socket.create_connection((host, int(port)), timeout=5).close()
-    except OSError as exc:
-        raise LeagueError(f"nothing answers at {address} ({exc.strerror or exc}): start the cluster with "
-                          "`ray start --head` there, or leave --address out for a local Ray") from None
-
-
-class RayBackend:
-    """Batches as Ray tasks: a local Ray (started and stopped here) or an existing cluster."""
-
-    def __init__(self, config: dict[str, Any], run_id: str, address: str | None, workers: int | None,
-                 task_retries: int):
-        address = address or os.environ.get("RAY_ADDRESS") or None
-        if address is None:
-            _prepare_local_ray_env()
-        import ray
-
-        self.ray = ray
-        self.owned = False
-        if not ray.is_initialized():
-            if address is None:
-                start_local_ray(workers or os.cpu_count() or 1)
-            else:
-                _probe(address)
-                try:
-                    ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR,
-                             namespace="azul-league")
-                except Exception as exc:
-                    hint = ""
-                    if os.environ.get("RAY_AUTH_MODE") is None:
-                        hint = (" (a cluster with token authentication, Ray's default, needs RAY_AUTH_MODE=token "
-                                "and its token in ~/.ray/auth_token or RAY_AUTH_TOKEN; on the head node "
-                                "--address auto finds both)")
-                    raise LeagueError(f"cannot join the Ray cluster at {address}: {exc}{hint}") from None
-            self.owned = True
-        cpus = int(ray.cluster_resources().get("CPU", 1)) or 1
-        self.concurrency = workers or cpus
-        self.max_in_flight = 2 * self.concurrency
-        self.config_ref = ray.put(config)
-        self.run_id = run_id
-        self.remote = ray.remote(num_cpus=1, max_retries=task_retries)(play_batch)
-        from ray import exceptions as rex
-        # A worker (or its node) died, or the task was lost with it: play the games again.
-        self.crash_errors = tuple(e for e in (
-            getattr(rex, "WorkerCrashedError", None), getattr(rex, "NodeDiedError", None),
-            getattr(rex, "ObjectLostError", None), getattr(rex, "OwnerDiedError", None),
-            getattr(rex, "LocalRayletDiedError", None), getattr(rex, "RayletDiedError", None),
-            getattr(rex, "TaskUnschedulableError", None), getattr(rex, "OutOfMemoryError", None),
-        ) if e is not None)
-        self.task_error = rex.RayTaskError
-
-    def submit(self, batch: list[GameSpec]):
-        return self.remote.remote(self.config_ref, batch, self.run_id)
-
-    def wait(self, handles: list, timeout: float) -> list:
-        ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)
-        return ready
-
-    def get(self, handle) -> dict[str, pa.Table]:
-        return self.ray.get(handle)
-
-    def cancel(self, handles: list) -> None:
-        for h in handles:
-            try:
-                self.ray.cancel(h, force=True)
-            except Exception:
-                pass
-
-    def close(self) -> None:
-        if self.owned:
-            self.ray.shutdown()
-
-
 # ---------------------------------------------------------------- the driver
 class _Stop:
     """Ctrl-C and SIGTERM ask for a clean stop; a second Ctrl-C stops at once."""
