@@ -23,9 +23,12 @@ def report(run_dirs: RunDirsArg, out: OutOpt = None, bootstrap: BootstrapOpt = 2
 
     from .report import collect, headline, write_report
 
-    try:
-        result = collect(run_dirs, bootstrap=bootstrap, seed=seed)
-        paths = write_report(result, out if out is not None else run_dirs[0])
+    from rich.console import Console
+
+    try:  # a spinner on a terminal: a million-game league takes about half a minute
+        with Console(stderr=True).status("reading the records, fitting the ratings, drawing the plots"):
+            result = collect(run_dirs, bootstrap=bootstrap, seed=seed)
+            paths = write_report(result, out if out is not None else run_dirs[0])
     except (ValueError, OSError, duckdb.Error) as exc:
         _fail(str(exc))
     for path in paths.values():
