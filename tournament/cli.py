@@ -151,7 +151,7 @@ def _report(console: Console, summary: LeagueSummary) -> None:
 
 
 def _standings_table(standings: list[BotStanding]) -> Table:
-    table = Table(title="standings (elo: the fit of azul elo, mean bot 0; intervals in the report)",
+    table = Table(title="standings (elo: mean bot 0, intervals in azul elo)",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("bot", no_wrap=True, max_width=28)
