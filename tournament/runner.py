@@ -38,7 +38,7 @@ from .backends import LeagueError, RayBackend, SerialBackend
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
 from .records import SCHEMAS, PartWriter, RecordBuffer, clean_orphans, done_game_ids, has_records
 from .scheduler import GameSpec, schedule, series_id
-from .standings import BotStanding, Tally, league_standings
+from .standings import BotStanding, Tally, league_standings, league_tally
 
 CONFIG_FILE = "config.yaml"
 STANDINGS_FILE = "standings.csv"
@@ -179,9 +179,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         total = config.total_games
         summary = LeagueSummary(run_dir, total, len(done), 0, False, 0.0)
         names = [b.name for b in config.bots]
-        tally = Tally(names)
-        if done:
-            _, tally = league_standings(run_dir, names)
+        tally = league_tally(run_dir, names) if done else Tally(names)  # the bar's leader, no fit
         if len(done) < total:
             _play(config, run_dir, done, summary, tally, progress, console, task_retries, resubmits,
                   on_written)

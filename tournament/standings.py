@@ -115,9 +115,15 @@ def ratings(run_dir: str | Path) -> dict[str, float]:
     return {row["bot"]: row["rating"] for fit in fits.values() for row in fit.table.iter_rows(named=True)}
 
 
-def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStanding], Tally]:
-    """Standings from a run's records on disk (every committed game)."""
+def league_tally(run_dir: str | Path, bots: list[str]) -> Tally:
+    """The running tally of a run's records on disk (every committed game), without ratings."""
     tally = Tally(bots)
     tally.add_tables(read_table(run_dir, "games", ["game_id", "termination", "fault_seat"]),
                      read_table(run_dir, "results", ["game_id", "seat", "bot", "score", "rank"]))
+    return tally
+
+
+def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStanding], Tally]:
+    """Standings from a run's records on disk (every committed game), rated."""
+    tally = league_tally(run_dir, bots)
     return tally.standings(ratings(run_dir)), tally
