@@ -26,10 +26,11 @@ from rich.console import Console
 from rich.text import Text
 
 from bots import Bot, make_bot
-from engine import GameState, IllegalMoveError, InvalidPositionError, Move, new_game
+from engine import COLOURS, GameState, IllegalMoveError, InvalidPositionError, Move, new_game
+from engine.notation import COLOUR_NAMES
 
 from . import render
-from .teach import COLOUR_NAMES, preview, preview_text
+from .teach import preview, preview_text
 
 ReadLine = Callable[[], str | None]
 SESSION_COMMANDS = frozenset({"undo", "save", "load"})
@@ -188,7 +189,7 @@ class HumanPlayer(Bot):
         line = legal[0].line
         colour = state.to_json()["boards"][state.to_move]["lines"][line - 1][0]
         columns = ", ".join(str(m.column) for m in legal)
-        self.say(f"Tiling: seat {state.to_move}, the {COLOUR_NAMES['BYRKW'.index(colour)]} tile of "
+        self.say(f"Tiling: seat {state.to_move}, the {COLOUR_NAMES[COLOURS.index(colour)]} tile of "
                  f"pattern line {line} goes to wall row {line}. Legal columns: {columns}. "
                  f"Type a column (e.g. {legal[0].column}) or {legal[0]}.")
 

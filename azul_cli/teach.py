@@ -15,37 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine import COLOURS, GameState, Move
-
-COLOUR_NAMES = ("blue", "yellow", "red", "black", "white")
-FLOOR_SLOTS = 7
-FLOOR_TOTALS = (0, 1, 2, 4, 6, 8, 11, 14)  # penalty of 0..7 occupied floor slots
-
-
-def floor_penalty(slots: int) -> int:
-    """The penalty of ``slots`` occupied floor slots (at most seven count)."""
-    return FLOOR_TOTALS[min(max(slots, 0), FLOOR_SLOTS)]
+from engine import COLOURS, GameState, Move, scoring
+from engine.notation import COLOUR_NAMES
+from engine.scoring import FLOOR_SLOTS, floor_penalty
 
 
 def placement_points(wall: list[str], row: int, col: int) -> int:
-    """Points for a tile placed at ``wall[row][col]`` (0-based) on a wall of 5 strings ('.' empty).
-
-    The horizontal run through the square plus the vertical run, each counted only when it holds
-    another tile; an isolated tile scores 1.
-    """
-    def run(cells: list[bool], at: int) -> int:
-        lo, hi = at, at
-        while lo > 0 and cells[lo - 1]:
-            lo -= 1
-        while hi < 4 and cells[hi + 1]:
-            hi += 1
-        return hi - lo + 1
-
-    across = run([wall[row][c] != "." for c in range(5)], col)
-    down = run([wall[r][col] != "." for r in range(5)], row)
-    if across == 1 and down == 1:
-        return 1
-    return (across if across > 1 else 0) + (down if down > 1 else 0)
+    """Points for a tile placed at ``wall[row][col]`` (0-based) on a wall of 5 strings ('.' empty)."""
+    return scoring.placement_points([ch != "." for line in wall for ch in line], row, col)
 
 
 @dataclass

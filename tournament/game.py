@@ -22,6 +22,7 @@ from engine import COLOURS, GameState, IllegalMoveError, Move, new_game
 from engine import __version__ as ENGINE_VERSION
 from engine.notation import MOVES
 from engine.position import ranks as engine_ranks
+from engine.scoring import placement_points
 
 from .records import RecordBuffer
 from .scheduler import GameSpec, bot_game_seed, round_seed, series_id
@@ -267,32 +268,6 @@ def _describe(exc: BaseException) -> str:
 
 
 # ---------------------------------------------------------------- rounds and scoring
-def _placement_points(cells: list[int], i: int) -> int:
-    """Points of the tile just placed in cell ``i`` (row-major): the engine's rule (docs/rules.md)."""
-    row, col = divmod(i, 5)
-    h = 1
-    c = col - 1
-    while c >= 0 and cells[i - col + c] != EMPTY:
-        h += 1
-        c -= 1
-    c = col + 1
-    while c < 5 and cells[i - col + c] != EMPTY:
-        h += 1
-        c += 1
-    v = 1
-    j = i - 5
-    while j >= 0 and cells[j] != EMPTY:
-        v += 1
-        j -= 5
-    j = i + 5
-    while j < 25 and cells[j] != EMPTY:
-        v += 1
-        j += 5
-    if h > 1:
-        return h + v if v > 1 else h
-    return v if v > 1 else 1
-
-
 def wall_points(before: list[int], after: list[int]) -> int:
     """Points scored by the tiles placed between two walls, top row first (the order of tiling)."""
     if before == after:
@@ -303,7 +278,7 @@ def wall_points(before: list[int], after: list[int]) -> int:
         b = after[i]
         if b != cells[i]:
             cells[i] = b
-            total += _placement_points(cells, i)
+            total += placement_points([x != EMPTY for x in cells], *divmod(i, 5))
     return total
 
 
