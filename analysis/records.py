@@ -9,6 +9,7 @@ never load the big ``moves`` table (analysis.openings, analysis.marker).
 """
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -146,8 +147,6 @@ OUTCOMES_SQL = """
 def default_run_dir(cli_args: dict | None = None) -> str:
     """The run folder a notebook opens: ``--run-dir`` after ``--`` on its command line, else the
     ``AZUL_RUN_DIR`` environment variable, else ``runs/quick`` (the README's main job)."""
-    import os
-
     args = cli_args or {}
     return str(args.get("run-dir") or args.get("run_dir") or os.environ.get("AZUL_RUN_DIR")
                or "runs/quick")
