@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.text import Text
 
 from bots import Bot, make_bot
+from bots.spec import parse_bot_spec
 from engine import COLOURS, GameState, IllegalMoveError, InvalidPositionError, Move, new_game
 from engine.notation import COLOUR_NAMES
 
@@ -64,33 +65,6 @@ class Command:
 
 
 # ---------------------------------------------------------------- bot specs: mcts:iterations=2000
-def parse_bot_spec(spec: str) -> tuple[str, dict]:
-    """``"mcts:iterations=2000,exploration=1.2"`` -> ``("mcts", {"iterations": 2000, ...})``.
-
-    Values read as integers, then numbers, then true/false, else stay text. Raises ValueError
-    naming what is wrong.
-    """
-    kind, _, rest = spec.strip().partition(":")
-    if not kind:
-        raise ValueError(f"bot spec {spec!r}: no bot type (write TYPE or TYPE:key=value,...)")
-    params: dict = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            raise ValueError(f"bot spec {spec!r}: {item!r} is not key=value")
-        params[key.strip()] = _value(value.strip())
-    return kind, params
-
-
-def _value(text: str):
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
 def bot_from_spec(spec: str, seed: int) -> Bot:
     """Build the bot a spec names; a ValueError names the spec and what is wrong with it."""
     kind, params = parse_bot_spec(spec)

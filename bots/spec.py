@@ -1,0 +1,60 @@
+"""Bot specs, the one text form of a bot and its parameters: ``TYPE`` or ``TYPE:key=value,...``.
+
+    >>> parse_bot_spec("mcts:iterations=2000,exploration=1.2")
+    ('mcts', {'iterations': 2000, 'exploration': 1.2})
+    >>> format_bot_spec("mcts", {"iterations": 2000})
+    'mcts:iterations=2000'
+
+TYPE is a registered bot type or a ``module:Class`` import path (``my_bots:Clever:depth=3``; the
+class name starts with a capital letter, which tells it from a parameter list).
+Values read as integers, then numbers, then true/false, else stay text. The command line (``azul
+play --vs``, ``azul series --bot``), league configs that list a bot as one string, and the
+benchmarks all read specs here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"TYPE:key=value,..."`` -> ``(TYPE, {key: value})``; a ValueError names what is wrong."""
+    if not isinstance(spec, str):
+        raise ValueError(f"bot spec {spec!r}: not text (write TYPE or TYPE:key=value,...)")
+    parts = spec.strip().split(":")
+    if len(parts) > 1 and parts[1][:1].isupper() and parts[1].isidentifier():  # module:Class
+        parts[:2] = [f"{parts[0]}:{parts[1]}"]
+    kind, rest = parts[0].strip(), ":".join(parts[1:])
+    if not kind or kind.endswith(":") or kind.startswith(":"):
+        raise ValueError(f"bot spec {spec!r}: no bot type (write TYPE or TYPE:key=value,...)")
+    params: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ValueError(f"bot spec {spec!r}: {item!r} is not key=value")
+        if key.strip() in params:
+            raise ValueError(f"bot spec {spec!r}: {key.strip()} is given twice")
+        params[key.strip()] = _value(value.strip())
+    return kind, params
+
+
+def format_bot_spec(kind: str, params: dict[str, Any] | None = None) -> str:
+    """The spec text of a bot type and its parameters (the inverse of ``parse_bot_spec``)."""
+    if not params:
+        return kind
+    text = ",".join(f"{k}={_text(v)}" for k, v in params.items())
+    return f"{kind}:{text}"
+
+
+def _value(text: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
