@@ -26,7 +26,7 @@ from rich.console import Console
 from rich.text import Text
 
 from bots import Bot, make_bot
-from bots.spec import parse_bot_spec
+from bots.spec import bot_from_spec
 from engine import COLOURS, GameState, IllegalMoveError, InvalidPositionError, Move, new_game
 from engine.notation import COLOUR_NAMES
 
@@ -65,15 +65,6 @@ class Command:
 
 
 # ---------------------------------------------------------------- bot specs: mcts:iterations=2000
-def bot_from_spec(spec: str, seed: int) -> Bot:
-    """Build the bot a spec names; a ValueError names the spec and what is wrong with it."""
-    kind, params = parse_bot_spec(spec)
-    try:
-        return make_bot(kind, seed=seed, **params)
-    except ValueError as exc:
-        raise ValueError(f"bot spec {spec!r}: {exc}") from None
-
-
 # ---------------------------------------------------------------- one decision of a person
 class HumanPlayer(Bot):
     """A person at the keyboard, behind the bot interface: ``act(state)`` asks until a legal move.

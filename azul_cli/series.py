@@ -13,11 +13,12 @@ import typer
 from rich.console import Console
 
 from bots import make_bot
+from bots.spec import parse_bot_spec
 from tournament.scheduler import derive_seed
 from tournament.series import SeriesError, SeriesGame, SeriesResult, play_series
 
 from . import render
-from .play import HumanPlayer, LeaveGame, _stdin_line, parse_bot_spec
+from .play import HumanPlayer, LeaveGame, _stdin_line
 
 PlayersOpt = Annotated[int, typer.Option(min=2, max=4, help="Number of players, 2 to 4.")]
 BotsOpt = Annotated[list[str] | None, typer.Option(

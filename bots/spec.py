@@ -37,6 +37,17 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return kind, params
 
 
+def bot_from_spec(spec: str, seed: int):
+    """Build the bot a spec names; a ValueError names the spec and what is wrong with it."""
+    from .registry import make_bot
+
+    kind, params = parse_bot_spec(spec)
+    try:
+        return make_bot(kind, seed=seed, **params)
+    except ValueError as exc:
+        raise ValueError(f"bot spec {spec!r}: {exc}") from None
+
+
 def format_bot_spec(kind: str, params: dict[str, Any] | None = None) -> str:
     """The spec text of a bot type and its parameters (the inverse of ``parse_bot_spec``)."""
     if not params:
