@@ -11,12 +11,12 @@ from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-COLOURS = "BYRKW"
+from engine.rules import COLOURS, FLOOR_COSTS, wall_colour
+
 STYLES = {"B": "bold blue", "Y": "bold yellow", "R": "bold red", "K": "bold grey50",
           "W": "bold bright_cyan", "1": "bold reverse"}
 FAINT = {"B": "blue", "Y": "yellow", "R": "red", "K": "grey35", "W": "cyan"}
 EMPTY_STYLE = "grey50"
-PENALTIES = (-1, -1, -2, -2, -2, -3, -3)
 
 
 def tiles(letters: str, sep: str = "") -> Text:
@@ -89,7 +89,7 @@ def _wall_cell(pos: dict, row: int, col: int, letter: str) -> Text:
         return Text(letter, STYLES[letter])
     if pos["variant"] == "gray":
         return Text(".", EMPTY_STYLE)
-    printed = COLOURS[(col - row) % 5]
+    printed = COLOURS[wall_colour(row, col)]
     return Text(printed.lower(), f"dim {FAINT[printed]}")
 
 
@@ -123,7 +123,7 @@ def board_view(pos: dict, seat: int) -> Group:
         floor.append("  ")
         floor.append_text(tiles(letter))
     rows.append(floor)
-    rows.append(Text("     " + "".join(f"{p:>3}" for p in PENALTIES), style="dim"))
+    rows.append(Text("     " + "".join(f"{-p:>3}" for p in FLOOR_COSTS), style="dim"))
     return Group(*rows)
 
 

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine import COLOURS, GameState, Move, scoring
-from engine.notation import COLOUR_NAMES
-from engine.scoring import FLOOR_SLOTS, floor_penalty
+from engine import GameState, Move, rules
+from engine.rules import COLOUR_NAMES, COLOURS, FLOOR_SLOTS, floor_penalty, wall_column
 
 
 def placement_points(wall: list[str], row: int, col: int) -> int:
     """Points for a tile placed at ``wall[row][col]`` (0-based) on a wall of 5 strings ('.' empty)."""
-    return scoring.placement_points([ch != "." for line in wall for ch in line], row, col)
+    return rules.placement_points([ch != "." for line in wall for ch in line], row, col)
 
 
 @dataclass
@@ -86,7 +85,7 @@ def preview(state: GameState, move: Move | str) -> Preview:
         wall = _wall_after_upper_lines(pos, board, move.line)
         row = move.line - 1
         if pos["variant"] == "colored":
-            col = (COLOURS.index(move.colour) + row) % 5
+            col = wall_column(COLOURS.index(move.colour), row)
             p.tiling_points = placement_points(wall, row, col)
         else:
             for col in range(5):
@@ -103,7 +102,7 @@ def _wall_after_upper_lines(pos: dict, board: dict, line: int) -> list[str]:
     for k in range(line - 1):
         tiles = board["lines"][k]
         if len(tiles) == k + 1:
-            col = (COLOURS.index(tiles[0]) + k) % 5
+            col = wall_column(COLOURS.index(tiles[0]), k)
             wall[k] = wall[k][:col] + tiles[0] + wall[k][col + 1:]
     return wall
 

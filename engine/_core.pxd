@@ -1,6 +1,6 @@
 # The compiled core of the engine: the state in C arrays, move generation, apply, tiling, scoring,
 # dealing and random playouts. Bots cimport this to run their hot loops in C.
-from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, int16_t, int32_t, uint32_t, uint64_t
 
 cdef enum:
     NCOLOURS = 5
@@ -31,6 +31,9 @@ cdef struct Board:
     uint8_t cell[25]           # colour per square (row*5 + column), EMPTY if none
     uint8_t floor[7]           # slot contents: a colour, or MARKER
     uint8_t floor_n
+    int16_t round_points       # wall points scored since the round's deal (or since load)
+    int16_t round_penalty      # what the floor took off the score at the last round's end
+    int16_t bonus              # end-of-game bonus points (0 until the game is over)
     uint64_t accept            # byte c, bit k: pattern line k may take colour c (kept by set_line)
 
 cdef struct State:

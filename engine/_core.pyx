@@ -131,8 +131,12 @@ cdef void index_sources(State* s) noexcept nogil:
                 s.holders[c] |= 1 << i
 
 cdef void start_round(State* s, int dealt) noexcept nogil:
+    cdef int p
     index_sources(s)
     s.remaining = dealt
+    for p in range(s.players):
+        s.boards[p].round_points = 0
+        s.boards[p].round_penalty = 0
     if dealt == 0:      # no tile can ever move again: over, the marker still with the next opener
         end_game(s)
     else:
@@ -292,13 +296,16 @@ cdef void apply_move(State* s, int code) noexcept nogil:
 
 cdef void place(Board* b, int row, int col, int c) noexcept nogil:
     """Put a tile of colour c on the wall and score it at once."""
+    cdef int points
     b.row_mask[row] |= 1 << col
     b.col_mask[col] |= 1 << row
     b.row_colours[row] |= 1 << c
     b.col_colours[col] |= 1 << c
     b.colour_count[c] += 1
     b.cell[row * 5 + col] = c
-    b.score += placement_points(b.row_mask[row], b.col_mask[col], row, col)
+    points = placement_points(b.row_mask[row], b.col_mask[col], row, col)
+    b.score += points
+    b.round_points += points
 
 cdef int placement_points(int row_mask, int col_mask, int row, int col) noexcept nogil:
     """Points of a tile at (row, col), given its row's and column's masks with the tile in."""
@@ -351,9 +358,8 @@ cdef void end_round(State* s) noexcept nogil:
     cdef Board* b
     for p in range(s.players):
         b = &s.boards[p]
-        b.score -= FLOOR_COST[b.floor_n]
-        if b.score < 0:
-            b.score = 0
+        b.round_penalty = FLOOR_COST[b.floor_n] if FLOOR_COST[b.floor_n] < b.score else b.score
+        b.score -= b.round_penalty
         for i in range(b.floor_n):
             if b.floor[i] != MARKER:
                 s.lid[b.floor[i]] += 1
@@ -415,8 +421,10 @@ cdef void end_game(State* s) noexcept nogil:
     cdef Board* b
     for p in range(s.players):
         b = &s.boards[p]
+        b.bonus = 0
         for i in range(5):
-            b.score += 2 * (b.row_mask[i] == 31) + 7 * (b.col_mask[i] == 31) + 10 * (b.colour_count[i] == 5)
+            b.bonus += 2 * (b.row_mask[i] == 31) + 7 * (b.col_mask[i] == 31) + 10 * (b.colour_count[i] == 5)
+        b.score += b.bonus
     s.phase = OVER
 
 # ---------------------------------------------------------------- random play
@@ -546,6 +554,40 @@ cdef class Core:
             apply_move(&self.s, code)
         return err
 
+    def play_facts(self, int code):
+        """Apply the move if legal; return (error, seat, colour, taken, to_floor, took_marker).
+
+        ``error`` is 0 or check_move's code (and nothing changes). A tiling move reports its
+        line's colour and no tiles taken. ``to_floor`` counts every tile that did not fit the
+        pattern line, including those past a full floor.
+        """
+        cdef int err = check_move(&self.s, code)
+        cdef int seat = self.s.to_move, src, c, d, n, put = 0
+        cdef const Board* b = &self.s.boards[seat]
+        cdef bint marker = False
+        if err:
+            return (err, seat, -1, 0, 0, False)
+        if code >= TILING_BASE:
+            c = b.line_colour[(code - TILING_BASE) // 5]
+            apply_move(&self.s, code)
+            return (0, seat, c, None, 0, False)
+        src, c, d = code // 30, (code // 6) % 5, code % 6
+        n = self.s.source[src][c]
+        marker = src == CENTRE and self.s.marker == NO_SEAT
+        if d != FLOOR:
+            put = min(n, d + 1 - b.line_count[d])
+        apply_move(&self.s, code)
+        return (0, seat, c, n, n - put, marker)
+
+    def legal_count(self):
+        cdef int out[MAX_MOVES]
+        return gen_moves(&self.s, out)
+
+    def round_scoring(self):
+        """Per seat: (wall points since the deal, floor penalty taken at the round's end, end bonus)."""
+        return [(self.s.boards[p].round_points, self.s.boards[p].round_penalty, self.s.boards[p].bonus)
+                for p in range(self.s.players)]
+
     def deal_seed(self, seed):
         cdef Rng rng
         rng.s = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
@@ -617,11 +659,20 @@ cdef class Core:
             for k in range(5):
                 set_line(b, k, lines[k][0], lines[k][1])
             b.score = score
+            b.round_points = 0
             for i, slot in enumerate(floor):
                 b.floor[i] = slot
             b.floor_n = len(floor)
         index_sources(s)
         return core
+
+
+def rules_tables():
+    """The rules tables compiled into the core, for the test that checks them against engine/rules.py."""
+    return {"floor_totals": [FLOOR_COST[i] for i in range(8)],
+            "placement": {(row, col, rm, cm): placement_points(rm, cm, row, col)
+                          for row in range(5) for col in range(5) for rm in range(32) for cm in range(32)
+                          if (rm >> col) & 1 and (cm >> row) & 1}}
 
 
 def _core_from_bytes(bytes data):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 
 from .errors import IllegalMoveError
+from .rules import COLOUR_NAMES, COLOURS  # noqa: F401  (re-exported: engine.notation.COLOURS)
 
-COLOURS = "BYRKW"
-COLOUR_NAMES = ("blue", "yellow", "red", "black", "white")
 CENTRE = 9
 FLOOR = 5
 TILING_BASE = 300
@@ -20,11 +19,6 @@ N_CODES = TILING_BASE + 25
 
 _DRAFT = re.compile(r"([1-9C])([BYRKW])([1-5F])")
 _TILING = re.compile(r"([1-5])@([1-5])")
-
-
-def wall_column(colour: int, row: int) -> int:
-    """The column (0-based) of a colour on the printed wall's row (0-based)."""
-    return (colour + row) % 5
 
 
 class Move:

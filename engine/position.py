@@ -7,25 +7,17 @@ with the path of the offending field and says the rule. Standard library only.
 import json
 
 from .errors import InvalidPositionError
+from .rules import (COLOURS, FACTORIES, FACTORY_SIZE, FLOOR_SLOTS, MARKER, complete_rows, ranks,
+                    wall_column)
+from .rules import TILES_PER_COLOUR as PER_COLOUR
 
-COLOURS = "BYRKW"
 FORMAT = "azul-position/1"
 KEYS = ("format", "variant", "players", "round", "phase", "to_move", "opener",
         "factories", "center", "marker", "bag", "lid", "boards")
 BOARD_KEYS = ("score", "lines", "wall", "floor")
 VARIANTS = ("colored", "gray")
 PHASES = ("draft", "tiling", "refill", "over")
-FACTORIES = {2: 5, 3: 7, 4: 9}
-FACTORY_SIZE, FLOOR_SLOTS, PER_COLOUR, MARKER = 4, 7, 20, "1"
 _LETTERS = "B, Y, R, K, W"
-
-
-def ranks(scores, complete_rows):
-    """Rank per seat, 1 best: higher score, then more complete wall rows; ties share (1, 1, 3)."""
-    if len(scores) != len(complete_rows):
-        raise ValueError("ranks: scores and complete_rows differ in length")
-    keys = list(zip(scores, complete_rows))
-    return [1 + sum(other > key for other in keys) for key in keys]
 
 
 def read_position(obj):
@@ -157,10 +149,6 @@ def _sorted(tiles):
     return "".join(sorted(tiles, key=COLOURS.index))
 
 
-def _complete_rows(board):
-    return sum("." not in row for row in board["wall"])
-
-
 def _complete_lines(board):
     return [k for k, line in enumerate(board["lines"]) if len(line) == k + 1]
 
@@ -239,7 +227,7 @@ def _read_wall(value, path, variant):
 
 def _check_square(wall, r, c, ch, path, variant):
     """Coloured wall: the printed square. Gray wall: no colour twice in a row or a column."""
-    home = (COLOURS.index(ch) + r) % 5
+    home = wall_column(COLOURS.index(ch), r)
     if variant == "colored" and c != home:
         _fail(path, f"{ch} in column {c + 1} is off the printed pattern "
                     f"(row {r + 1} has {ch} in column {home + 1})")
@@ -273,7 +261,7 @@ def _read_ranks(value, pos):
     given = _list(value, "ranks", players, "ranks", f"a {players}-player game")
     for i, rank in enumerate(given):
         _int(rank, f"ranks[{i}]")
-    expected = ranks([b["score"] for b in boards], [_complete_rows(b) for b in boards])
+    expected = ranks([b["score"] for b in boards], [complete_rows(b["wall"]) for b in boards])
     if given != expected:
         _fail("ranks", f"{given} does not follow from the scores and complete rows, the ranks are {expected}")
     return given

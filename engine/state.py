@@ -2,16 +2,46 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import NamedTuple
 
 from ._core import ERRORS, Core
 from .errors import IllegalMoveError, InvalidPositionError
 from .notation import COLOUR_NAMES, COLOURS, MOVES, Move
-from .position import ranks, read_position
+from .position import read_position
+from .rules import complete_rows, ranks
 
 PHASES = ("draft", "tiling", "refill", "over")
+DRAFT, TILING, REFILL, OVER = range(4)
 VARIANTS = ("colored", "gray")
 MARKER_SLOT = 5
 EMPTY = 255
+
+
+class Played(NamedTuple):
+    """What one move did (``GameState.step``): who moved, and the tiles it moved.
+
+    ``taken`` is every tile of ``colour`` in the source (None for a gray tiling move, whose
+    ``colour`` is its pattern line's); ``to_floor`` counts the tiles that did not fit the pattern
+    line, those past a full floor included; ``took_marker``: this move took the starting marker
+    from the centre. ``round_over``: the move closed its round (the state is in refill or over,
+    and ``round_scoring()`` tells what the round scored).
+    """
+
+    seat: int
+    move: Move
+    colour: str
+    taken: int | None
+    to_floor: int
+    took_marker: bool
+    round_over: bool
+
+
+class RoundScore(NamedTuple):
+    """What the round that closed last scored for one seat (``GameState.round_scoring``)."""
+
+    wall_points: int  # points of the tiles placed on the wall
+    floor_penalty: int  # what the floor took off the score (never below 0)
+    end_bonus: int  # the end-of-game bonus (0 unless the game is over)
 
 
 class GameState:
@@ -49,7 +79,20 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        return self._core.phase == 3
+        return self._core.phase == OVER
+
+    def legal_move_count(self) -> int:
+        """How many legal moves there are (``len(legal_moves())`` without building the list)."""
+        return self._core.legal_count()
+
+    def round_scoring(self) -> list[RoundScore]:
+        """Per seat, what the round that closed last scored: wall points, floor penalty, end bonus.
+
+        Right after a round closes (phase refill or over) it describes that round; during a round
+        the floor penalty is still 0 and the wall points count the tiles placed so far (gray
+        tiling). A position read by ``from_json`` starts from zero.
+        """
+        return [RoundScore(*x) for x in self._core.round_scoring()]
 
     def legal_moves(self) -> list[Move]:
         """The legal moves in notation order (empty in phases refill and over)."""
@@ -87,6 +130,14 @@ class GameState:
         if err:
             raise IllegalMoveError(f"illegal move {move}: {self._reason(ERRORS.get(err, err), move)}")
 
+    def step(self, move: Move | str) -> Played:
+        """Apply one move like ``play`` and return what it did (a ``Played``)."""
+        move = move if type(move) is Move else Move.parse(move)
+        err, seat, colour, taken, to_floor, marker = self._core.play_facts(move.code)
+        if err:
+            raise IllegalMoveError(f"illegal move {move}: {self._reason(ERRORS.get(err, err), move)}")
+        return Played(seat, move, COLOURS[colour], taken, to_floor, marker, self._core.phase >= REFILL)
+
     def deal(self, seed: int | None = None, factories: list[str] | None = None) -> None:
         """Deal the next round: drawn from ``seed``, or the given factory strings (checked)."""
         if (seed is None) == (factories is None):
@@ -123,8 +174,7 @@ class GameState:
             "boards": boards,
         }
         if obj["phase"] == "over":
-            rows = [sum(r.count(".") == 0 for r in b["wall"]) for b in boards]
-            obj["ranks"] = ranks([b["score"] for b in boards], rows)
+            obj["ranks"] = ranks([b["score"] for b in boards], [complete_rows(b["wall"]) for b in boards])
         return obj
 
     @classmethod
