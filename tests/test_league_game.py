@@ -8,7 +8,7 @@ import pytest
 from engine import COLOURS, new_game
 from test_league_support import bot, league
 from tournament.config import parse_config
-from tournament.game import end_bonus, wall_points
+from engine.rules import end_bonus, placement_points
 from tournament.records import SCHEMAS
 from tournament.backends import play_batch
 from tournament.scheduler import round_seed, schedule
@@ -99,7 +99,7 @@ def test_records_match_the_engine_move_by_move(tmp_path, players, variant):
                 assert r["wall_points"] == wall_points(cells_before[s], cells)
                 assert r["score_after"] == after["boards"][s]["score"]
                 previous = rounds[gid][rnd - 1, s]["score_after"] if rnd > 1 else 0
-                bonus = end_bonus(cells) if state.is_over else 0
+                bonus = end_bonus(after["boards"][s]["wall"]) if state.is_over else 0
                 assert r["score_after"] == previous + r["wall_points"] - r["floor_penalty"] + bonus
                 if r["score_after"] - bonus > 0:  # not cut off at 0: the floor's full cost
                     assert r["floor_penalty"] in FLOOR_COSTS
@@ -111,9 +111,18 @@ def test_records_match_the_engine_move_by_move(tmp_path, players, variant):
             assert r["score"] == final["boards"][s]["score"] and r["rank"] == final["ranks"][s]
             assert r["is_winner"] == (r["rank"] == 1)
             assert r["floor_penalty_total"] == penalties[s]
-            cells = _cells(final["boards"][s])
-            assert r["bonus_points"] == end_bonus(cells)
+            assert r["bonus_points"] == end_bonus(final["boards"][s]["wall"])
             assert r["bonus_points"] == 2 * r["complete_rows"] + 7 * r["complete_columns"] + 10 * r["complete_colors"]
+
+
+def wall_points(before: list[int], after: list[int]) -> int:
+    """Points scored by the tiles placed between two walls, top row first (the order of tiling)."""
+    cells, total = list(before), 0
+    for i in range(25):
+        if after[i] != cells[i]:
+            cells[i] = after[i]
+            total += placement_points([x != 255 for x in cells], *divmod(i, 5))
+    return total
 
 
 def _cells(board: dict) -> list[int]:

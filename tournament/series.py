@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine import GameState, IllegalMoveError, Move, new_game
-from engine.position import ranks as game_ranks
+from engine.loop import Dealt, Moved, play
+from engine.rules import complete_rows as wall_rows
+from engine.rules import ranks as game_ranks
 
 from .scheduler import SERIES_GAMES, round_seed, series_deal_seed
-
-DECIDED_BY = ("combined score", "complete rows", "shared")
-
 
 class Player(Protocol):
     def act(self, state: GameState) -> Move | str: ...
@@ -92,7 +91,7 @@ def combine(games: Sequence[SeriesGame]) -> SeriesResult:
 
 def complete_rows(position: dict[str, Any]) -> list[int]:
     """Complete wall rows per seat of a position (azul-position/1)."""
-    return [sum("." not in row for row in b["wall"]) for b in position["boards"]]
+    return [wall_rows(b["wall"]) for b in position["boards"]]
 
 
 def opener_of(game: int, players: int, first_opener: int = 0) -> int:
@@ -141,23 +140,26 @@ def _play_one(number, players, variant, deal_seed, opener, seats, on_game_start,
     state = new_game(players=players, variant=variant, opener=opener)
     rounds = 0
     moves: list[str] = []
-    while not state.is_over:
-        if state.phase == "refill":
-            rounds += 1
-            state.deal(seed=round_seed(deal_seed, rounds))
-            if on_deal is not None:
-                on_deal(number, state)
-            continue
-        seat = state.to_move
-        move = seats[seat].act(state.clone())
+
+    def act(seat: int, view: GameState) -> Move:
+        move = seats[seat].act(view)
         try:
-            move = move if isinstance(move, Move) else Move.parse(move)
-            state.play(move)
+            return move if isinstance(move, Move) else Move.parse(move)
         except (IllegalMoveError, ValueError, TypeError) as exc:
             raise SeriesError(f"game {number}, seat {seat}: {exc}") from None
-        moves.append(str(move))
-        if on_move is not None:
-            on_move(number, seat, move, state)
+
+    try:
+        for event in play(state, act, lambda r: round_seed(deal_seed, r)):
+            if type(event) is Dealt:
+                rounds = event.round
+                if on_deal is not None:
+                    on_deal(number, state)
+            elif type(event) is Moved:
+                moves.append(str(event.played.move))
+                if on_move is not None:
+                    on_move(number, event.played.seat, event.played.move, state)
+    except IllegalMoveError as exc:  # refused by the rules
+        raise SeriesError(f"game {number}, seat {state.to_move}: {exc}") from None
     final = state.to_json()
     return SeriesGame(number, opener, deal_seed, list(state.scores), complete_rows(final),
                       list(final["ranks"]), rounds, moves, final)
