@@ -14,11 +14,12 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from engine.rules import FLOOR_SLOTS, FLOOR_TOTALS
+
 from .openings import MAX_SEATS
 from .records import OUTCOMES_SQL, columns, require
 from .stats import Z95, wilson_exprs
 
-FLOOR_SLOTS = (1, 1, 2, 2, 2, 3, 3)  # the penalty of each floor slot, left to right
 ROUND_CAP = 8  # rounds from this one on share one fixed effect in marker_effect
 RIDGE = 1e-4  # on the log-odds scale: keeps the fit finite when a bot always wins or never does
 
@@ -46,12 +47,12 @@ def _takes(con: duckdb.DuckDBPyConnection) -> str:
     return "_azul_takes"
 
 
-def _floor_cost_sql() -> str:
-    """What the marker added to its taker's floor penalty that round: the penalty of a floor of
-    T + 1 pieces minus that of T (T the tiles sent there; at most seven pieces count)."""
-    totals = "[" + ", ".join(str(sum(FLOOR_SLOTS[:k])) for k in range(8)) + "]"
-    tiles = "least(t.floor_tiles, 7)::BIGINT"
-    return f"({totals}[least({tiles} + 1, 7) + 1] - {totals}[{tiles} + 1])"
+# What the marker added to its taker's floor penalty that round: the penalty of a floor of T + 1
+# pieces minus that of T (T the tiles sent there; at most $slots pieces count). The rules' values
+# come as query parameters: $totals, the penalty of 0..7 occupied slots, and $slots.
+FLOOR_COST_SQL = """($totals[least(least(t.floor_tiles, $slots)::BIGINT + 1, $slots) + 1]
+                     - $totals[least(t.floor_tiles, $slots)::BIGINT + 1])"""
+FLOOR_PARAMS = {"totals": list(FLOOR_TOTALS), "slots": FLOOR_SLOTS}
 
 
 NEXT_ROUND_SQL = '''
@@ -81,7 +82,7 @@ def marker_summary(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     per_seat = ", ".join(f"max(wall_points) FILTER (WHERE seat = {s}) AS wall{s}"
                          for s in range(MAX_SEATS))
     own = "(CASE t.seat " + " ".join(f"WHEN {s} THEN nr.wall{s}" for s in range(MAX_SEATS)) + " END)"
-    nxt = NEXT_ROUND_SQL.format(per_seat=per_seat, floor_cost=_floor_cost_sql(), own=own)
+    nxt = NEXT_ROUND_SQL.format(per_seat=per_seat, floor_cost=FLOOR_COST_SQL, own=own)
     query = f"""
         WITH o AS ({OUTCOMES_SQL}),
         t AS (SELECT * FROM {_takes(con)}),
@@ -104,7 +105,7 @@ def marker_summary(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                took.next_edge, took.edge_sd, coalesce(took.edges, 0) AS edges
         FROM played p LEFT JOIN took USING (num_players, bot)
     """
-    table = pl.from_arrow(con.sql(query).to_arrow_table())
+    table = pl.from_arrow(con.sql(query, params=FLOOR_PARAMS).to_arrow_table())
     half = Z95 * pl.col("edge_sd") / pl.col("edges").cast(pl.Float64).sqrt()
     table = table.with_columns(
         (pl.col("takes") / pl.col("rounds")).alias("take_rate"), *wilson_exprs("takes", "rounds"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 TABLES = ("games", "results", "moves", "rounds")
+WRITE_ORDER = ("moves", "rounds", "results", "games")  # a part is written in this order: games last commits it
 
 _i32, _i64, _f64, _str, _bool = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 

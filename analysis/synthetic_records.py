@@ -36,15 +36,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .schema import SCHEMAS, TABLES
+from engine.rules import COLOURS as COLORS
+from engine.rules import FLOOR_SLOTS, FLOOR_TOTALS
 
-WRITE_ORDER = ("moves", "rounds", "results", "games")  # as a league writes a part: games last
+from .schema import SCHEMAS, TABLES, WRITE_ORDER
+
 _i32, _i64, _f64, _str, _bool = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 
 DEFAULT_STRENGTHS = [("mcts", 300.0), ("heuristic", 150.0), ("greedy", 0.0), ("random", -450.0)]
-COLORS = "BYRKW"
 MAX_ROUNDS = 7
-FLOOR_COST = np.array([0, 1, 2, 4, 6, 8, 11, 14])  # penalty by floor tiles (7 slots; more are lost)
+FLOOR_COST = np.array(FLOOR_TOTALS)  # penalty by floor tiles (more than the slots are lost)
 _MOVES = pa.array([src + col + dst for src in "C12345" for col in COLORS for dst in "F12345"], _str)
 
 
@@ -180,7 +181,7 @@ def _scores(rng, n, rounds, live, opener, floor_tiles, winner, bots, gid, names,
     won = np.stack([winner == 0, winner == 1], 1)  # (n, 2)
     mean = np.where(won, 8.5, 6.5)[:, None, :] * (1.0 + 0.25 * np.arange(MAX_ROUNDS))[None, :, None]
     wall = rng.poisson(mean)
-    cost = FLOOR_COST[np.minimum(floor_tiles, 7)]
+    cost = FLOOR_COST[np.minimum(floor_tiles, FLOOR_SLOTS)]
     rows = np.minimum(rng.poisson(np.where(won, 1.4, 0.8)), 5)
     cols = np.minimum(rng.poisson(np.where(won, 0.5, 0.25)), 5)
     colors = np.minimum(rng.poisson(np.where(won, 0.15, 0.05)), 5)

@@ -18,6 +18,8 @@ import html
 import json
 import re
 
+from engine.rules import COLOURS, FLOOR_COSTS, WALL, wall_colour
+
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 1em; background: #f7f5f0; color: #222; }
 h1 { font-size: 1.3em; margin: 0 0 .2em; }
@@ -46,7 +48,7 @@ SCRIPT = r"""
 "use strict";
 const game = JSON.parse(document.getElementById("game-data").textContent);
 const FILL = {B: "#2f6fd6", Y: "#f2c418", R: "#d8432e", K: "#2e2e2e", W: "#cdeef4", "1": "#ffffff"};
-const ORDER = "BYRKW";
+const ORDER = game.rules.colours;  // the rules constants come with the data (engine/rules.py)
 const NS = "http://www.w3.org/2000/svg";
 const T = 22;  // tile size in SVG units
 let current = 0;
@@ -123,20 +125,20 @@ function drawBoard(pos, seat) {
         g.setAttribute("data-row", r + 1);
         g.setAttribute("data-col", c + 1);
       } else {
-        const printed = pos.variant === "colored" ? ORDER[(c - r + 5) % 5] : null;
+        const printed = pos.variant === "colored" ? game.rules.printed_wall[r][c] : null;
         slot(wall, x, y, {"data-row": r + 1, "data-col": c + 1, "class": "empty",
           fill: printed ? FILL[printed] : "#eee", "fill-opacity": 0.25});
       }
     }
   }
   const floor = svg("g", {"class": "floor"}, box);
-  const penalties = [-1, -1, -2, -2, -2, -3, -3];
-  for (let i = 0; i < 7; i++) {
+  const costs = game.rules.floor_costs;
+  for (let i = 0; i < costs.length; i++) {
     const x = i * T, y = 5 * T + 14;
     if (i < b.floor.length) tile(floor, x, y, b.floor[i]).setAttribute("data-slot", i + 1);
     else slot(floor, x, y, {"data-slot": i + 1});
     const t = svg("text", {x: x + T / 2, y: y + T + 11, "text-anchor": "middle", "font-size": 10}, floor);
-    t.textContent = penalties[i];
+    t.textContent = -costs[i];
   }
 }
 
@@ -284,7 +286,9 @@ def page(game: dict) -> str:
     meta = (f"run {game['run_dir']} | {game['players']} players, {game['variant']} wall | {seats} | "
             f"final scores {' - '.join(str(x) for x in game['scores'])} ({game['termination']})")
     # JSON inside <script>: no "</script>" or "<!--" can close or open anything
-    data = json.dumps(game, separators=(",", ":")).replace("<", "\\u003c")
+    rules = {"colours": COLOURS, "floor_costs": list(FLOOR_COSTS),
+             "printed_wall": ["".join(COLOURS[wall_colour(r, c)] for c in range(WALL)) for r in range(WALL)]}
+    data = json.dumps({**game, "rules": rules}, separators=(",", ":")).replace("<", "\\u003c")
     parts = {"TITLE": html.escape(title), "META": html.escape(meta), "CSS": CSS, "SCRIPT": SCRIPT,
              "DATA": data}
     return re.sub(r"@([A-Z]+)@", lambda m: parts[m.group(1)], PAGE)  # one pass: values stay as they are

@@ -18,9 +18,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.schema import SCHEMAS, TABLES  # the columns, shared with the synthetic runs
+from analysis.schema import SCHEMAS, TABLES, WRITE_ORDER  # shared with the synthetic runs
 
-WRITE_ORDER = ("moves", "rounds", "results", "games")  # games last: it commits the part
 PART = re.compile(r"^part-(\d{6})\.parquet$")
 
 _str = pa.string()

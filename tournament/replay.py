@@ -26,18 +26,9 @@ def replay_game(variant: str, players: int, deals: Sequence[str],
                 moves: Sequence[tuple[int, str]], opener: int = 0) -> GameState:
     """Rebuild a game: ``deals[r-1]`` is round r's ``factories`` text; ``moves`` are (round, move);
     ``opener`` the seat that opened round 1 (``rounds.opener``: 1 in game two of a series)."""
-    by_round: dict[int, list[str]] = defaultdict(list)
-    for rnd, move in moves:
-        by_round[rnd].append(move)
     state = new_game(players=players, variant=variant, opener=opener)
-    for r, factories in enumerate(deals, 1):
-        if state.phase != "refill":
-            raise ValueError(f"round {r}: the record deals again, but the game is in phase {state.phase}")
-        state.deal(factories=factories.split(" "))
-        for move in by_round.pop(r, ()):
-            state.play(move)
-    if by_round:
-        raise ValueError(f"moves recorded in rounds {sorted(by_round)} that were never dealt")
+    for *_, state, _ in _walk(variant, players, deals, opener, [(0, rnd, None, move) for rnd, move in moves]):
+        pass
     return state
 
 
@@ -183,7 +174,10 @@ def _steps_of(run: Path, number: int, game_id: str) -> ReplayGame:
 
 def _walk(variant: str, players: int, deals: Sequence[str], opener: int,
           moves: Sequence[tuple[int, int, int, str]]) -> Iterator[tuple]:
-    """(plies, round, seat, move, state, rounds scored) after each deal and each move."""
+    """(plies, round, seat, move, state, rounds scored) after each deal and each move.
+
+    ``moves`` are (ply, round, seat, move) in ply order; a seat of None is not checked.
+    """
     state = new_game(players=players, variant=variant, opener=opener)
     by_round: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for _, r, seat, move in moves:
@@ -195,7 +189,7 @@ def _walk(variant: str, players: int, deals: Sequence[str], opener: int,
         state.deal(factories=factories.split(" "))
         yield ply, r, None, None, state, r if state.phase == "over" else r - 1
         for seat, move in by_round.pop(r, ()):
-            if seat != state.to_move:
+            if seat is not None and seat != state.to_move:
                 raise ValueError(f"ply {ply + 1}: the record has seat {seat} move, but seat {state.to_move} is to move")
             state.play(move)
             ply += 1
