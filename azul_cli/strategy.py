@@ -1,7 +1,8 @@
 """``azul openings`` and ``azul marker``: strategy statistics of one or more league runs.
 
 Only parses the options, calls ``analysis.openings`` / ``analysis.marker`` on
-``analysis.records.connect``, and prints (docs/analysis.md). The analysis modules load when a command runs, so other commands start fast.
+``analysis.records.connect``, and prints (docs/analysis.md). The analysis modules load when a
+command runs, so other commands start fast.
 """
 from __future__ import annotations
 

@@ -195,7 +195,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         total = config.total_games
         summary = LeagueSummary(run_dir, total, len(done), 0, False, 0.0)
         names = [b.name for b in config.bots]
-        tally = league_tally(run_dir, names) if done else Tally(names)  # the leader in progress reports, no fit
+        tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
         if len(done) < total:
             _play(config, run_dir, done, summary, tally, progress or None, task_retries, resubmits,
                   on_written)
