@@ -17,7 +17,6 @@ import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -26,11 +25,11 @@ from rich.console import Console
 from rich.text import Text
 
 from bots import Bot, make_bot
-from bots.spec import bot_from_spec
-from engine import COLOURS, GameState, IllegalMoveError, InvalidPositionError, Move, new_game
+from engine import COLOURS, GameState, IllegalMoveError, Move, new_game
 from engine.notation import COLOUR_NAMES
 
 from . import render
+from .common import Plain, Variant, console, drawn_seed, fail, read_position, seed_option, spec_bot
 from .teach import preview, preview_text
 
 ReadLine = Callable[[], str | None]
@@ -64,7 +63,6 @@ class Command:
     arg: str = ""
 
 
-# ---------------------------------------------------------------- bot specs: mcts:iterations=2000
 # ---------------------------------------------------------------- one decision of a person
 class HumanPlayer(Bot):
     """A person at the keyboard, behind the bot interface: ``act(state)`` asks until a legal move.
@@ -319,7 +317,7 @@ class PlaySession:
 
     def _load(self, arg: str) -> None:
         try:
-            state = read_position_file(Path(arg))
+            state = read_position(Path(arg))
         except ValueError as exc:
             self.say(f"error: {exc}")
             return
@@ -342,52 +340,27 @@ class PlaySession:
                      "You share the win." if rank == 1 else f"You finish rank {rank}.")
 
 
-def read_position_file(path: Path) -> GameState:
-    """Read a position file; a ValueError names the file and what is wrong with it."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not JSON (the file is not UTF-8 text)") from None
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    try:
-        return GameState.from_json(text)
-    except InvalidPositionError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-
-
 def _stdin_line() -> str | None:
     line = sys.stdin.readline()
     return line if line else None
 
 
 # ---------------------------------------------------------------- the command
-class WallVariant(str, Enum):
-    colored = "colored"
-    gray = "gray"
-
-
 VsOpt = Annotated[Optional[list[str]], typer.Option(
     "--vs", metavar="BOT",
     help="A bot opponent, TYPE or TYPE:key=value,... (e.g. mcts:iterations=2000); "
          "give it 1 to 3 times. Default: one greedy.")]
 SeatOpt = Annotated[int, typer.Option("--seat", help="Your seat (0 opens round 1).")]
-VariantOpt = Annotated[Optional[WallVariant], typer.Option(
+VariantOpt = Annotated[Optional[Variant], typer.Option(
     case_sensitive=False, help="Wall variant: colored (printed) or gray (you choose columns).",
     show_default="colored")]
-SeedOpt = Annotated[Optional[int], typer.Option(
-    help="Seed for the deals (and the bots'); without it one is drawn and printed.",
-    show_default="random")]
+SeedOpt = seed_option("Seed for the deals (and the bots'); without it one is drawn and printed.")
 TeachOpt = Annotated[bool, typer.Option(
     "--teach", help="Teaching mode: preview each move (overflow, floor cost, tiling score) and confirm it.")]
 LoadOpt = Annotated[Optional[Path], typer.Option(
     "--load", metavar="POSITION.json", help="Start from a saved position (azul-position/1).")]
 HintOpt = Annotated[int, typer.Option(
     "--hint-iterations", min=1, help="MCTS iterations behind each 'hint'.")]
-PlainOpt = Annotated[bool, typer.Option(
-    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
 
 
 def play(
@@ -398,47 +371,41 @@ def play(
     teach: TeachOpt = False,
     load: LoadOpt = None,
     hint_iterations: HintOpt = 50000,
-    plain: PlainOpt = False,
+    plain: Plain = False,
 ) -> None:
     """Play a game against 1 to 3 bots in the terminal (type help at the prompt)."""
-    from .main import _fail  # the shared error line
-
     specs = list(vs or [])
     try:
-        loaded = read_position_file(load) if load is not None else None
+        loaded = read_position(load) if load is not None else None
     except ValueError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if loaded is not None:
         if variant is not None and variant.value != loaded.variant:
-            _fail(f"--variant {variant.value}: the loaded position is on the {loaded.variant} wall")
+            fail(f"--variant {variant.value}: the loaded position is on the {loaded.variant} wall")
         if loaded.is_over:
-            _fail(f"{load}: the game in it is over")
+            fail(f"{load}: the game in it is over")
         specs = specs or ["greedy"] * (loaded.players - 1)
         if len(specs) != loaded.players - 1:
-            _fail(f"--vs given {len(specs)} times: the loaded position has {loaded.players} players, "
+            fail(f"--vs given {len(specs)} times: the loaded position has {loaded.players} players, "
                   f"so give it {loaded.players - 1} times (or not at all for greedy bots)")
     specs = specs or ["greedy"]
     if len(specs) > 3:
-        _fail(f"--vs given {len(specs)} times: at most 3 bots (2 to 4 players)")
+        fail(f"--vs given {len(specs)} times: at most 3 bots (2 to 4 players)")
     players = len(specs) + 1
     if not 0 <= seat < players:
-        _fail(f"--seat {seat}: a {players}-player game has seats 0 to {players - 1}")
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**32)
+        fail(f"--seat {seat}: a {players}-player game has seats 0 to {players - 1}")
+    seed = drawn_seed(seed)
     others = [s for s in range(players) if s != seat]
-    try:
-        bots = [(s, bot_from_spec(spec, seed + 1 + s)) for s, spec in zip(others, specs)]
-    except ValueError as exc:
-        _fail(f"--vs: {exc}")
-    console = Console(color_system=None if plain else "auto", highlight=False)
+    bots = [(s, spec_bot("--vs", spec, seed + 1 + s)) for s, spec in zip(others, specs)]
+    out = console(plain)
     session = PlaySession(bots, (seat,), players=players, seed=seed, teach=teach,
-                          variant=(variant or WallVariant.colored).value, state=loaded,
-                          console=console, hint_iterations=hint_iterations)
+                          variant=(variant or Variant.colored).value, state=loaded,
+                          console=out, hint_iterations=hint_iterations)
     names = ", ".join(f"seat {s} {b.name}" for s, b in bots)
-    console.print(f"azul play: {players} players, {session.state.variant} wall, seed {seed} | "
+    out.print(f"azul play: {players} players, {session.state.variant} wall, seed {seed} | "
                   f"you are seat {seat}; {names} | type help for the commands", soft_wrap=True)
     try:
         session.run()
     except KeyboardInterrupt:
-        console.print("\ninterrupted: the game stops here")
+        out.print("\ninterrupted: the game stops here")
         raise typer.Exit(130) from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, Optional
 
 import typer
 from rich.console import Console, Group
@@ -18,6 +18,7 @@ from rich.text import Text
 from tournament.replay import ReplayGame, replay_steps
 
 from . import render
+from .common import Plain, console, fail, write_text
 from .replay_html import page
 
 RunDirArg = Annotated[Path, typer.Argument(
@@ -29,8 +30,6 @@ HtmlOpt = Annotated[Optional[Path], typer.Option(
 StepOpt = Annotated[Optional[int], typer.Option(
     "--step", metavar="N", help="Print step N (1 is the first deal) with the move list and exit; "
                                 "without it, a terminal steps interactively and other input prints the final step.")]
-PlainOpt = Annotated[bool, typer.Option(
-    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
 
 KEYS = "n or Enter: next, p: previous, f: first, l: last, a number: that step, q: quit"
 
@@ -123,13 +122,8 @@ def browse(game: ReplayGame, out: Console, read: Callable[[str], str] = input, s
         out.print(step_view(game, i))
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
-
-
 def replay(run_dir: RunDirArg, game_id: GameArg, html: HtmlOpt = None, step: StepOpt = None,
-           plain: PlainOpt = False) -> None:
+           plain: Plain = False) -> None:
     """Step through a recorded league game: every deal and move, forwards and back.
 
     In a terminal: n or Enter next, p previous, f first, l last, a number: that step, q quits.
@@ -139,20 +133,17 @@ def replay(run_dir: RunDirArg, game_id: GameArg, html: HtmlOpt = None, step: Ste
     try:
         game = replay_steps(run_dir, game_id)
     except KeyError as exc:
-        _fail(exc.args[0])
+        fail(exc.args[0])
     except (ValueError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if step is not None and not 1 <= step <= len(game.steps):
-        _fail(f"--step {step}: the game has steps 1 to {len(game.steps)}")
+        fail(f"--step {step}: the game has steps 1 to {len(game.steps)}")
     if html is not None:
-        try:
-            html.write_text(page(game.to_dict()), encoding="utf-8")
-        except OSError as exc:
-            _fail(f"{html}: cannot write it ({exc.strerror or exc})")
+        write_text(html, page(game.to_dict()))
         typer.echo(f"wrote {html} ({len(game.steps)} steps, {game.plies} moves)")
         if step is None:
             return
-    out = Console(color_system=None if plain else "auto", highlight=False)
+    out = console(plain)
     if step is None and sys.stdin.isatty():
         browse(game, out)
         return

@@ -6,21 +6,19 @@ combined result with the tie-break that settled it.
 """
 from __future__ import annotations
 
-import random
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from bots import make_bot
 from bots.spec import parse_bot_spec
 from tournament.scheduler import derive_seed
 from tournament.series import SeriesError, SeriesGame, SeriesResult, play_series
 
 from . import render
+from .common import Plain, Players, Variant, VariantOpt, console, drawn_seed, fail, seed_option, spec_bot
 from .play import HumanPlayer, LeaveGame, _stdin_line
 
-PlayersOpt = Annotated[int, typer.Option(min=2, max=4, help="Number of players, 2 to 4.")]
 BotsOpt = Annotated[list[str] | None, typer.Option(
     "--bot", metavar="TYPE[:PARAM=VALUE,...]",
     help="A bot seat, in seat order (the seats --human leaves free): e.g. greedy, "
@@ -28,18 +26,10 @@ BotsOpt = Annotated[list[str] | None, typer.Option(
 HumanOpt = Annotated[list[int] | None, typer.Option(
     "--human", metavar="SEAT", help="A seat played by a person at the terminal (0-based). Repeatable.",
     show_default=False)]
-SeedOpt = Annotated[int | None, typer.Option(
-    min=0, help="Seed for both games' deals and the bots; the same seed plays the same series. "
-                "Without it, a seed is drawn and printed.", show_default="random")]
+SeedOpt = seed_option("Seed for both games' deals and the bots; the same seed plays the same series. "
+                      "Without it, a seed is drawn and printed.", min=0)
 QuietOpt = Annotated[bool, typer.Option(
     "--quiet", "-q", help="Print only each game's totals and the combined result, not every move.")]
-PlainOpt = Annotated[bool, typer.Option(
-    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
 
 
 def seat_plan(players: int, bots: list[str], humans: list[int]) -> list[tuple[str, dict] | None]:
@@ -57,56 +47,43 @@ def seat_plan(players: int, bots: list[str], humans: list[int]) -> list[tuple[st
     return [None if s in humans else next(specs) for s in range(players)]
 
 
-def _build_bot(seat: int, spec: tuple[str, dict], seed: int, text: str):
-    kind, params = spec
-    try:
-        return make_bot(kind, seed=derive_seed(seed, "bot", seat) % 2**31, **dict(params))
-    except ValueError as exc:
-        raise ValueError(f"--bot {text}: {exc}") from None
-
-
 def series(
-    players: PlayersOpt = 2,
+    players: Players = 2,
     bot: BotsOpt = None,
     human: HumanOpt = None,
     seed: SeedOpt = None,
-    variant: Annotated[str, typer.Option(help="Wall variant: colored or gray.")] = "colored",
+    variant: VariantOpt = Variant.colored,
     quiet: QuietOpt = False,
     teach: Annotated[bool, typer.Option(
         "--teach", help="For people: preview each move (overflow, floor cost, tiling score) and confirm it.")] = False,
-    plain: PlainOpt = False,
+    plain: Plain = False,
 ) -> None:
     """Play a two-game series: the same players twice, game two opened by the next seat clockwise.
 
     The combined score decides, then complete wall rows over both games, then a shared result.
     """
     bots, humans = list(bot or []), list(human or [])
-    if variant not in ("colored", "gray"):
-        _fail(f"--variant must be colored or gray, not {variant!r}")
     try:
         plan = seat_plan(players, bots, humans)
     except ValueError as exc:
-        _fail(str(exc))
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**32)
-    out = Console(color_system=None if plain else "auto", highlight=False)
+        fail(str(exc))
+    seed = drawn_seed(seed)
+    out = console(plain)
     texts = iter(bots)
-    try:
-        made = [HumanPlayer(_stdin_line, out, teach=teach, seed=seed) if spec is None
-                else _build_bot(s, spec, seed, next(texts)) for s, spec in enumerate(plan)]
-    except ValueError as exc:
-        _fail(str(exc))
+    made = [HumanPlayer(_stdin_line, out, teach=teach, seed=seed) if spec is None
+            else spec_bot("--bot", next(texts), derive_seed(seed, "bot", s) % 2**31)
+            for s, spec in enumerate(plan)]
     names = ["person" if spec is None else made[s].name for s, spec in enumerate(plan)]
-    out.print(f"series: {players} players, {variant} wall, seed {seed}", soft_wrap=True)
+    out.print(f"series: {players} players, {variant.value} wall, seed {seed}", soft_wrap=True)
     for s, name in enumerate(names):
         out.print(f"  seat {s}: {name}", soft_wrap=True)
     printer = _Printer(out, names, quiet)
     try:
-        result = play_series(players, variant, seed, lambda s: made[s],
+        result = play_series(players, variant.value, seed, lambda s: made[s],
                              on_game_start=printer.game_start, on_deal=printer.deal,
                              on_move=printer.move, on_game_end=printer.game_end)
     except SeriesError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except LeaveGame as leave:
         why = "you left" if leave.reason == "quit" else "end of input"
         out.print(f"{why} in game {printer.game} round {printer.round}: the series stops, no result",

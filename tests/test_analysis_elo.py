@@ -124,7 +124,7 @@ def test_a_folder_without_records_is_a_clear_error(tmp_path):
 
 def test_analysis_does_not_import_ray_tournament_or_bots():
     import subprocess
-    code = ("import sys, analysis, analysis.cli, analysis.elo, analysis.records, analysis.synthetic;"
+    code = ("import sys, analysis, analysis.elo, analysis.records, analysis.synthetic;"
             "bad = [m for m in ('ray', 'tournament', 'bots') if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

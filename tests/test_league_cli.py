@@ -49,6 +49,27 @@ def test_run_and_status(tmp_path):
     assert other.exit_code == 0 and (tmp_path / "elsewhere" / "cli" / "games").is_dir()
 
 
+def test_the_progress_bar_draws_the_leagues_reports(tmp_path):
+    config = write(tmp_path, league(tmp_path / "out", ["random", "greedy"], name="bar", deals=2))
+    result = runner.invoke(app, ["league", "run", str(config), "--workers", "0", "--no-report"])
+    assert result.exit_code == 0, result.output
+    bar = next(line for line in result.output.splitlines() if line.startswith("league bar "))
+    assert re.search(r"4/4 [\d,]+ games/s ETA .* leader: greedy \(\d+% wins\)", bar), bar
+    quiet = runner.invoke(app, ["league", "run", str(config), "--fresh", "--workers", "0", "--no-report", "-q"])
+    assert quiet.exit_code == 0 and "4/4" not in quiet.output
+
+
+def test_run_league_reports_progress_and_prints_nothing(tmp_path, capsys):
+    events = []
+    summary = run_league(parse_config(league(tmp_path, ["random", "greedy"], name="quiet", deals=3)),
+                         progress=events.append)
+    assert summary.complete and capsys.readouterr() == ("", "")
+    assert events[0].played == 0 and events[0].recorded == 0 and events[0].total == 6
+    assert [e.recorded for e in events] == sorted(e.recorded for e in events)
+    assert events[-1].recorded == events[-1].played == 6 and events[-1].name == "quiet"
+    assert events[-1].leader is not None and events[-1].rate > 0
+
+
 def test_cli_errors(tmp_path):
     bad = write(tmp_path, {"name": "bad", "bots": [{"type": "nosuchbot"}, {"type": "random"}]})
     result = runner.invoke(app, ["league", "run", str(bad)])
@@ -97,7 +118,8 @@ def slow_league(tmp_path: Path, name: str) -> tuple[Path, Path]:
 
 
 def start(config: Path, address: str, *extra: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "tournament", "run", str(config), "--address", address, "--quiet", *extra]
+    cmd = [sys.executable, "-m", "azul_cli", "league", "run", str(config), "--address", address, "--quiet",
+           *extra]
     return subprocess.Popen(cmd, cwd=ROOT, env=subprocess_env(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 

@@ -14,7 +14,7 @@ import importlib
 _NAMES = {
     "ConfigError": "config", "LeagueConfig": "config", "load_config": "config", "parse_config": "config",
     "TABLES": "records", "read_table": "records",
-    "LeagueError": "runner", "LeagueSummary": "runner", "run_league": "runner",
+    "LeagueError": "runner", "LeagueProgress": "runner", "LeagueSummary": "runner", "run_league": "runner",
     "derive_seed": "scheduler", "round_seed": "scheduler",
 }
 

@@ -50,6 +50,21 @@ MAX_BATCH = 2000
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class LeagueProgress:
+    """Where a league run stands, as ``run_league`` reports it to its ``progress`` callback."""
+
+    name: str
+    total: int  # games in the league
+    recorded: int  # games recorded so far, before this run and by it
+    played: int  # games recorded by this run
+    seconds: float  # since this run started playing
+    leader: tuple[str, float] | None  # the bot with the best win rate so far, and that rate
+
+    @property
+    def rate(self) -> float:
+        """Games per second played by this run."""
+        return self.played / max(self.seconds, 1e-9)
 
 
 @dataclass
@@ -79,7 +94,6 @@ def run_dir_of(config: LeagueConfig) -> Path:
     return Path(config.out) / config.name
 
 
-# ---------------------------------------------------------------- worker side
 # ---------------------------------------------------------------- the driver
 class _Stop:
     """Ctrl-C and SIGTERM ask for a clean stop; a second Ctrl-C stops at once."""
@@ -165,12 +179,14 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 
 
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
-               progress: bool = True, console=None, task_retries: int = 3, resubmits: int = 2,
-               on_written: Callable[[int], None] | None = None) -> LeagueSummary:
+               progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
+               resubmits: int = 2, on_written: Callable[[int], None] | None = None) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
-    ``config.ray.workers == 0`` plays in this process without Ray. ``on_written(games)`` is
-    called after each part file is written (tests use it to stop a league halfway).
+    ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
+    is called when play starts and after each batch of games (None or False: not at all);
+    the library prints nothing. ``on_written(games)`` is called after each part file is written
+    (tests use it to stop a league halfway).
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
@@ -179,9 +195,9 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         total = config.total_games
         summary = LeagueSummary(run_dir, total, len(done), 0, False, 0.0)
         names = [b.name for b in config.bots]
-        tally = league_tally(run_dir, names) if done else Tally(names)  # the bar's leader, no fit
+        tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
         if len(done) < total:
-            _play(config, run_dir, done, summary, tally, progress, console, task_retries, resubmits,
+            _play(config, run_dir, done, summary, tally, progress or None, task_retries, resubmits,
                   on_written)
         standings, tally = league_standings(run_dir, names)
         summary.standings = standings
@@ -198,7 +214,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         return summary
 
 
-def _play(config, run_dir, done, summary, tally, progress, console, task_retries, resubmits, on_written):
+def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written):
     cfg = config.to_dict()
     run_id = config.name
     workers = config.ray.workers
@@ -217,10 +233,11 @@ def _play(config, run_dir, done, summary, tally, progress, console, task_retries
     in_flight: dict[Any, tuple[list[GameSpec], int]] = {}
     retry: list[tuple[list[GameSpec], int]] = []
     stop = _Stop()
-    bar = _Progress(config, summary.total, len(done), tally, progress, console)
+    report = _Reporter(config.name, summary, tally, play_start, progress)
     exhausted = False
     try:
-        with stop.installed(), bar:
+        with stop.installed():
+            report()
             while not stop.requested:
                 while len(in_flight) < backend.max_in_flight and (retry or not exhausted):
                     if retry:
@@ -240,13 +257,13 @@ def _play(config, run_dir, done, summary, tally, progress, console, task_retries
                     except getattr(backend, "crash_errors", ()) as exc:
                         for tables in _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id):
                             _accept(tables, done, writer, tally, summary, sizer)
-                        bar.update(summary.played)
+                        report()
                         continue
                     except getattr(backend, "task_error", ()) as exc:
                         raise LeagueError(f"a worker failed playing {batch[0].game_id}..: "
                                           f"{getattr(exc, 'cause', None) or exc}") from None
                     _accept(tables, done, writer, tally, summary, sizer)
-                    bar.update(summary.played)
+                    report()
                 writer.maybe_flush()
             if stop.requested:
                 summary.interrupted = True
@@ -382,43 +399,20 @@ class _BufferedWriter:
             self.on_written(self.written)
 
 
-class _Progress:
-    """A rich progress bar: games done of total, games/s, ETA and the current leader."""
+class _Reporter:
+    """Calls ``progress`` with a ``LeagueProgress`` of the run as it stands (if there is one)."""
 
-    def __init__(self, config, total, done, tally, enabled, console):
-        self.enabled = enabled
-        self.tally = tally
-        self.done = done
-        self.start = time.perf_counter()
-        if enabled:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeRemainingColumn)
-            self.progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("{task.fields[leader]}"), console=console, transient=False)
-            self.task = self.progress.add_task(f"league {config.name}", total=total, completed=done,
-                                               rate="", leader=self._leader())
+    def __init__(self, name: str, summary: LeagueSummary, tally: Tally, start: float,
+                 progress: Callable[[LeagueProgress], None] | None):
+        self.name, self.summary, self.tally, self.start = name, summary, tally, start
+        self.progress = progress
 
-    def _leader(self) -> str:
-        lead = self.tally.leader()
-        return f"leader: {lead[0]} ({lead[1]:.0%} wins)" if lead else ""
-
-    def update(self, played: int) -> None:
-        if not self.enabled:
+    def __call__(self) -> None:
+        if self.progress is None:
             return
-        rate = played / max(time.perf_counter() - self.start, 1e-9)
-        self.progress.update(self.task, completed=self.done + played, rate=f"{rate:,.0f} games/s",
-                             leader=self._leader())
-
-    def __enter__(self):
-        if self.enabled:
-            self.progress.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self.enabled:
-            self.progress.__exit__(*exc)
+        s = self.summary
+        self.progress(LeagueProgress(self.name, s.total, s.recorded, s.played,
+                                     time.perf_counter() - self.start, self.tally.leader()))
 
 
 def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:

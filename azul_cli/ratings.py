@@ -1,8 +1,8 @@
-"""``azul elo``: Elo ratings with 95% intervals from the records of one or more league runs.
+"""``azul elo`` and ``azul standings``: ratings and rates from the records of league runs.
 
-Registered on the ``azul`` app in azul_cli/main.py. Only parses the options, calls
-``analysis.read_records`` and ``analysis.rate_by_players`` (one fit per player count), and prints
-(docs/analysis.md). The analysis modules (DuckDB, Polars, SciPy) load when the command runs, so
+``elo`` calls ``analysis.read_records`` and ``analysis.rate_by_players`` (one fit per player
+count); ``standings`` calls ``analysis.stats``; both print a table, CSV or JSON
+(docs/analysis.md). The analysis modules (DuckDB, Polars, SciPy) load when a command runs, so
 other commands start fast.
 """
 from __future__ import annotations
@@ -10,23 +10,12 @@ from __future__ import annotations
 import json
 import math
 from enum import Enum
-from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from .common import Format, FormatOpt, RunDirs, fail, json_rows
 
-class Format(str, Enum):
-    table = "table"
-    csv = "csv"
-    json = "json"
-
-
-RunDirsArg = Annotated[list[Path], typer.Argument(
-    help="One or more run folders (<out>/<name>, e.g. runs/quick), read as one league.",
-    metavar="RUN_DIR", show_default=False)]
-FormatOpt = Annotated[Format, typer.Option(
-    "--format", "-f", help="table (for people), csv or json (for programs).")]
 AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
 AnchorValueOpt = Annotated[float, typer.Option(
@@ -34,11 +23,6 @@ AnchorValueOpt = Annotated[float, typer.Option(
 BootstrapOpt = Annotated[int, typer.Option(
     "--bootstrap", "-b", metavar="N", min=0, help="Bootstrap resamples of whole deals (0: no intervals).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")]
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
 
 
 def _num(x: float | None, digits: int = 1) -> float | None:
@@ -49,15 +33,15 @@ OpenSkillOpt = Annotated[bool, typer.Option(
     "--openskill", help="Add OpenSkill's game-by-game view (mu, sigma) next to the ratings.")]
 
 
-def elo(run_dirs: RunDirsArg, format: FormatOpt = Format.table, anchor: AnchorOpt = None,
+def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt = None,
         anchor_value: AnchorValueOpt = 0.0, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
         openskill: OpenSkillOpt = False) -> None:
     """Elo ratings of the bots with 95% intervals, one fit per player count.
 
     Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; intervals by bootstrap over deals.
     """
-    from .ratings import rate_by_players
-    from .records import read_records
+    from analysis.ratings import rate_by_players
+    from analysis.records import read_records
 
     try:
         records = read_records(run_dirs)
@@ -66,7 +50,7 @@ def elo(run_dirs: RunDirsArg, format: FormatOpt = Format.table, anchor: AnchorOp
         tables = {n: _with_openskill(fit.table, records, n) if openskill else fit.table
                   for n, fit in fits.items()}
     except (ValueError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if format is Format.csv:
         import polars as pl
 
@@ -82,7 +66,7 @@ def elo(run_dirs: RunDirsArg, format: FormatOpt = Format.table, anchor: AnchorOp
 
 
 def _with_openskill(table, records, players: int):
-    from .skill import openskill_table
+    from analysis.skill import openskill_table
 
     view = openskill_table(records["results"], records["games"], num_players=players)
     return table.join(view.select("bot", "mu", "sigma"), on="bot", how="left")
@@ -169,11 +153,11 @@ WhatOpt = Annotated[What, typer.Option(
                          "(win rate by seat: in all games, and between equal bots).")]
 
 
-def standings_command(run_dirs: RunDirsArg, format: FormatOpt = Format.table,
+def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
                       what: WhatOpt = What.standings) -> None:
     """Standings, head-to-head crosstable or seat advantage, each rate with a Wilson 95% interval."""
-    from . import stats
-    from .records import read_records
+    from analysis import stats
+    from analysis.records import read_records
 
     fn = {What.standings: stats.standings, What.crosstable: stats.crosstable,
           What.seats: stats.seat_advantage}[what]
@@ -181,13 +165,11 @@ def standings_command(run_dirs: RunDirsArg, format: FormatOpt = Format.table,
         records = read_records(run_dirs)
         frame = fn(records["results"], records["games"])
     except (ValueError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        rows = [{k: _num(v, 4) if isinstance(v, float) else v for k, v in row.items()}
-                for row in frame.iter_rows(named=True)]
-        typer.echo(json.dumps({"what": what.value, "rows": rows}, indent=2))
+        typer.echo(json.dumps({"what": what.value, "rows": json_rows(frame)}, indent=2))
     else:
         _print_stats(frame, what)
 

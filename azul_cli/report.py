@@ -1,7 +1,7 @@
 """``azul report``: write a league's ``report.html``, ``elo.csv`` and ``summary.md``.
 
-Registered on the ``azul`` app in azul_cli/main.py; parses the options, calls
-``analysis.report`` and prints the paths written and the leader line (docs/analysis.md).
+Parses the options, calls ``analysis.report`` and prints the paths written and the leader line
+(docs/analysis.md).
 """
 from __future__ import annotations
 
@@ -10,27 +10,27 @@ from typing import Annotated
 
 import typer
 
-from .cli import BootstrapOpt, RunDirsArg, SeedOpt, _fail
+from .common import RunDirs, fail
+from .ratings import BootstrapOpt, SeedOpt
 
 OutOpt = Annotated[Path | None, typer.Option(
     "--out", metavar="DIR", help="Folder for the three files (default: the first RUN_DIR).")]
 
 
-def report(run_dirs: RunDirsArg, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
+def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
            seed: SeedOpt = 0) -> None:
     """Write report.html (self-contained, plots embedded), elo.csv and summary.md."""
     import duckdb
-
-    from .report import collect, headline, write_report
-
     from rich.console import Console
+
+    from analysis.report import collect, headline, write_report
 
     try:  # a spinner on a terminal: a million-game league takes about half a minute
         with Console(stderr=True).status("reading the records, fitting the ratings, drawing the plots"):
             result = collect(run_dirs, bootstrap=bootstrap, seed=seed)
             paths = write_report(result, out if out is not None else run_dirs[0])
     except (ValueError, OSError, duckdb.Error) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for path in paths.values():
         typer.echo(f"wrote {path}")
     typer.echo(headline(result))

@@ -1,20 +1,21 @@
-"""``azul league``: run a league from a config, and see where a run stands (docs/league.md).
-
-Registered in azul_cli/main.py as a sub-app; also runnable alone as ``python -m tournament``.
+"""``azul league run`` and ``azul league status``: play a league from a config, and see where a
+run stands (docs/league.md). ``tournament.run_league`` plays; this module draws its progress.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from .common import fail
+
 if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a command runs
-    from .runner import LeagueSummary
-    from .standings import BotStanding
+    from tournament.runner import LeagueProgress, LeagueSummary
+    from tournament.standings import BotStanding
 
 CONFIG_FILE = "config.yaml"  # as tournament.runner.CONFIG_FILE
 
@@ -47,20 +48,15 @@ RunDirArg = Annotated[Path, typer.Argument(
     help="A run folder (<out>/<name>), e.g. runs/quick.", metavar="RUN_DIR", show_default=False)]
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
-
-
 @app.command()
 def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, workers: WorkersOpt = None,
         resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
         quiet: QuietOpt = False, no_report: NoReportOpt = False) -> None:
     """Play a league: every table, deal and seat arrangement, records written as games finish."""
     if resume and fresh:
-        _fail("--resume and --fresh: choose one")
-    from .config import ConfigError, load_config
-    from .runner import LeagueError, run_league
+        fail("--resume and --fresh: choose one")
+    from tournament.config import ConfigError, load_config
+    from tournament.runner import LeagueError, run_league
 
     console = Console(highlight=False)
     try:
@@ -70,9 +66,10 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
                       f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
                       f"{league.total_games:,} games", soft_wrap=True)
-        summary = run_league(league, resume=resume, fresh=fresh, progress=not quiet, console=console)
+        with ProgressBar(console, enabled=not quiet) as bar:
+            summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update)
     except (ConfigError, LeagueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     _report(console, summary)
     if summary.interrupted:
         console.print(f"stopped: {summary.recorded:,} of {summary.total:,} games recorded in "
@@ -85,7 +82,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     if not no_report:
         _write_report(console, league, summary)
     if summary.mlflow_run_id:
-        from .tracking import tracking_uri
+        from tournament.tracking import tracking_uri
         console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
                       f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
 
@@ -103,7 +100,7 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
         return
     console.print(f"report: {paths['report.html']} (and elo.csv, summary.md)", soft_wrap=True)
     if summary.mlflow_run_id:
-        from .tracking import log_report
+        from tournament.tracking import log_report
         try:
             log_report(league, summary.mlflow_run_id, paths, result.ratings)
         except Exception as exc:  # noqa: BLE001 - as for the league's own MLflow logging
@@ -116,16 +113,16 @@ def status(run_dir: RunDirArg) -> None:
     """Where a run stands: games done of the total, failures, current standings."""
     saved = run_dir / CONFIG_FILE
     if not saved.exists():
-        _fail(f"{run_dir}: not a league run (no {CONFIG_FILE})")
+        fail(f"{run_dir}: not a league run (no {CONFIG_FILE})")
     import yaml
 
-    from .config import ConfigError, parse_config
-    from .standings import league_standings
+    from tournament.config import ConfigError, parse_config
+    from tournament.standings import league_standings
 
     try:
         league = parse_config(yaml.safe_load(saved.read_text(encoding="utf-8")), source=str(saved))
     except (ConfigError, yaml.YAMLError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     standings, tally = league_standings(run_dir, [b.name for b in league.bots])
     console = Console(highlight=False)
     state = "complete" if tally.total >= league.total_games else "incomplete (finish it with --resume)"
@@ -133,6 +130,41 @@ def status(run_dir: RunDirArg) -> None:
                   soft_wrap=True)
     console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
     console.print(_standings_table(standings))
+
+
+class ProgressBar:
+    """A rich progress bar of ``run_league``'s reports: games done of total, games/s, ETA and the
+    current leader. It appears at the first report (a league with nothing left to play has none)."""
+
+    def __init__(self, console: Console, enabled: bool = True):
+        self.console, self.enabled = console, enabled
+        self.progress = None
+
+    def update(self, event: LeagueProgress) -> None:
+        if not self.enabled:
+            return
+        lead = event.leader
+        fields = {"rate": f"{event.rate:,.0f} games/s" if event.played else "",
+                  "leader": f"leader: {lead[0]} ({lead[1]:.0%} wins)" if lead else ""}
+        if self.progress is None:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeRemainingColumn)
+            self.progress = Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
+                TextColumn("{task.fields[leader]}"), console=self.console, transient=False)
+            self.progress.start()
+            self.task = self.progress.add_task(f"league {event.name}", total=event.total,
+                                               completed=event.recorded, **fields)
+        else:
+            self.progress.update(self.task, completed=event.recorded, **fields)
+
+    def __enter__(self) -> ProgressBar:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.progress is not None:
+            self.progress.stop()
 
 
 def _failures(failures: dict[str, int]) -> str:

@@ -1,8 +1,8 @@
 """``azul openings`` and ``azul marker``: strategy statistics of one or more league runs.
 
-Registered on the ``azul`` app in azul_cli/main.py. Only parses the options, calls
-``analysis.openings`` / ``analysis.marker`` on ``analysis.records.connect``, and prints
-(docs/analysis.md). The analysis modules load when a command runs, so other commands start fast.
+Only parses the options, calls ``analysis.openings`` / ``analysis.marker`` on
+``analysis.records.connect``, and prints (docs/analysis.md). The analysis modules load when a
+command runs, so other commands start fast.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from .cli import Format, FormatOpt, RunDirsArg, _fail
+from .common import Format, FormatOpt, RunDirs, fail, json_rows
 
 
 class Scope(str, Enum):
@@ -36,31 +36,24 @@ PartOpt = Annotated[Part, typer.Option(
     "--what", "-w", help="summary (per bot), timing (ply of the take), effect (the model) or all.")]
 
 
-def _rows(frame) -> list[dict]:
-    def clean(v):
-        return None if isinstance(v, float) and math.isnan(v) else (
-            round(v, 4) if isinstance(v, float) else v)
-    return [{k: clean(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
-
-
-def openings(run_dirs: RunDirsArg, format: FormatOpt = Format.table, scope: ScopeOpt = Scope.game,
+def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOpt = Scope.game,
              min_games: MinGamesOpt = 1) -> None:
     """Openings (first draft move of the game or of each round): win rate and final score."""
-    from .openings import opening_table
-    from .records import connect
+    from analysis.openings import opening_table
+    from analysis.records import connect
 
     if min_games < 1:
-        _fail(f"--min-games must be at least 1, not {min_games}")
+        fail(f"--min-games must be at least 1, not {min_games}")
     try:
         with connect(run_dirs) as con:
             frame = opening_table(con, scope=scope.value, min_games=min_games)
     except (ValueError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
         typer.echo(json.dumps({"scope": scope.value, "min_games": min_games,
-                               "rows": _rows(frame)}, indent=2))
+                               "rows": json_rows(frame)}, indent=2))
     else:
         _print(f"openings (first move of each {scope.value}): points per opening, 95% Wilson "
                "intervals; score with a 95% interval", frame, {
@@ -70,10 +63,10 @@ def openings(run_dirs: RunDirsArg, format: FormatOpt = Format.table, scope: Scop
                    "score": ("mean_score", "score_low", "score_high", ".1f")})
 
 
-def marker(run_dirs: RunDirsArg, format: FormatOpt = Format.table, what: PartOpt = Part.all) -> None:
+def marker(run_dirs: RunDirs, format: FormatOpt = Format.table, what: PartOpt = Part.all) -> None:
     """The starting-player marker: who takes it, when, its floor cost and its effect on winning."""
-    from . import marker as lib
-    from .records import connect
+    from analysis import marker as lib
+    from analysis.records import connect
 
     parts = [p for p in (Part.summary, Part.timing, Part.effect) if what in (p, Part.all)]
     fns = {Part.summary: lib.marker_summary, Part.timing: lib.marker_timing,
@@ -82,14 +75,14 @@ def marker(run_dirs: RunDirsArg, format: FormatOpt = Format.table, what: PartOpt
         with connect(run_dirs) as con:
             frames = {p: fns[p](con) for p in parts}
     except (ValueError, OSError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if format is Format.csv:
         for i, (part, frame) in enumerate(frames.items()):
             if len(frames) > 1:
                 typer.echo(("\n" if i else "") + f"# {part.value}")
             typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        typer.echo(json.dumps({p.value: _rows(f) for p, f in frames.items()}, indent=2))
+        typer.echo(json.dumps({p.value: json_rows(f) for p, f in frames.items()}, indent=2))
     else:
         layouts = {
             Part.summary: (("marker per bot: take rate (Wilson 95%), ply of the take, floor cost, "

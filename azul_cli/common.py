@@ -1,0 +1,136 @@
+"""What every ``azul`` command shares: the error exit, the console, options and readers.
+
+A command parses its arguments, calls the library, and turns a library error into one
+``error: ...`` line on stderr and exit status 1 (``fail``). Options that mean the same thing in
+several commands are written here once, as ``Annotated[..., typer.Option(help=...)]`` aliases.
+"""
+from __future__ import annotations
+
+import math
+import random
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+from rich.console import Console
+
+from bots import Bot
+from bots.spec import bot_from_spec
+from engine import GameState, InvalidPositionError
+
+
+def fail(message: str) -> NoReturn:
+    """End the command: ``error: MESSAGE`` on stderr, exit status 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+# ---------------------------------------------------------------- output
+Plain = Annotated[bool, typer.Option(
+    "--plain", help="No colour or other styling (also automatic when output is not a terminal).")]
+
+
+def console(plain: bool = False) -> Console:
+    """Standard output for rich text: coloured on a terminal unless ``plain``."""
+    return Console(color_system=None if plain else "auto", highlight=False)
+
+
+class Format(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+FormatOpt = Annotated[Format, typer.Option(
+    "--format", "-f", help="table (for people), csv or json (for programs).")]
+
+
+def json_rows(frame) -> list[dict]:
+    """A Polars frame's rows for JSON: floats to 4 decimals, NaN as null."""
+    def clean(value):
+        if isinstance(value, float):
+            return None if math.isnan(value) else round(value, 4)
+        return value
+    return [{k: clean(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+
+
+# ---------------------------------------------------------------- games
+class Variant(str, Enum):
+    colored = "colored"
+    gray = "gray"
+
+
+VariantOpt = Annotated[Variant, typer.Option(
+    case_sensitive=False, help="Wall variant: the printed coloured wall or the gray (free) wall.")]
+Players = Annotated[int, typer.Option(min=2, max=4, help="Number of players, 2 to 4.")]
+
+
+def seed_option(help: str, **options: Any) -> Any:
+    """A ``--seed`` that may be left out: ``drawn_seed`` then draws one (the command prints it)."""
+    return Annotated[Optional[int], typer.Option(help=help, show_default="random", **options)]
+
+
+def drawn_seed(seed: int | None) -> int:
+    """``seed``, or a fresh one when none was given."""
+    return random.SystemRandom().randrange(2**32) if seed is None else seed
+
+
+def spec_bot(option: str, spec: str, seed: int) -> Bot:
+    """The bot a ``--vs``/``--bot`` spec names (``bots.spec``), or fail with ``OPTION: why``."""
+    try:
+        return bot_from_spec(spec, seed)
+    except ValueError as exc:
+        fail(f"{option}: {exc}")
+
+
+# ---------------------------------------------------------------- files
+POSITION_HELP = "A position file in the azul-position/1 JSON format ('-' reads standard input)"
+
+
+def position_argument(help: str = POSITION_HELP + ".") -> Any:
+    return Annotated[Path, typer.Argument(help=help, metavar="POSITION.json", show_default=False)]
+
+
+Position = position_argument()
+RunDirs = Annotated[list[Path], typer.Argument(
+    help="One or more run folders (<out>/<name>, e.g. runs/quick), read as one league.",
+    metavar="RUN_DIR", show_default=False)]
+
+
+def read_position(path: Path, stdin: bool = False) -> GameState:
+    """Read a position file (``-`` is standard input when ``stdin``).
+
+    A ValueError names the file and what is wrong with it, in one line.
+    """
+    from_stdin = stdin and str(path) == "-"
+    name = "<stdin>" if from_stdin else str(path)
+    try:
+        text = sys.stdin.read() if from_stdin else path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{name}: no such file") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{name}: not JSON (the file is not UTF-8 text)") from None
+    except OSError as exc:
+        raise ValueError(f"{name}: cannot read it ({exc.strerror or exc})") from None
+    try:
+        return GameState.from_json(text)
+    except InvalidPositionError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def load_position(path: Path) -> GameState:
+    """The position of a POSITION.json argument (``-``: standard input), or fail saying why."""
+    try:
+        return read_position(path, stdin=True)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a file the user named, or fail with ``PATH: cannot write it (why)``."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        fail(f"{path}: cannot write it ({exc.strerror or exc})")

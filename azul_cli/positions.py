@@ -1,0 +1,179 @@
+"""``azul show``, ``moves``, ``selfplay`` and ``analyze``: one position, or one random game.
+
+``analyze`` asks any registered bot with an ``analyze(state, iterations=...)`` method; it returns
+one row per root move: ``{"move", "visits", "value", "pv"}``, printed as a rich table or JSON.
+See docs/cli.md.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from bots import BOTS, bot_parameters, make_bot
+from engine import new_game
+
+from . import render
+from .common import (POSITION_HELP, Players, Plain, Position, VariantOpt, Variant, console,
+                     drawn_seed, fail, load_position, position_argument, seed_option, write_text)
+
+Seed = seed_option("Seed for the deals and the moves; the same seed plays the same game. "
+                   "Without it, a seed is drawn and printed.")
+Quiet = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="Print only the final scores and ranks, not every move.")]
+JsonOut = Annotated[Path | None, typer.Option(
+    metavar="FILE", help="Also write the final position (azul-position/1 JSON) to FILE.")]
+OneLine = Annotated[bool, typer.Option("--line", help="All moves on one line, separated by spaces.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print the moves as a JSON list of strings.")]
+
+SearchPosition = position_argument(POSITION_HELP + ", in phase draft or tiling.")
+BotOpt = Annotated[str, typer.Option(
+    "--bot", help="The bot type that analyzes (one with an analyze method, e.g. mcts).")]
+IterationsOpt = Annotated[int, typer.Option(
+    "--iterations", "-n", min=1, help="Search iterations for the whole analysis.")]
+BotSeed = Annotated[int, typer.Option(help="The bot's seed; the same seed gives the same analysis.")]
+TopOpt = Annotated[int, typer.Option(
+    "--top", min=0, help="Show the N most visited moves (0 shows every legal move).")]
+RowsJson = Annotated[bool, typer.Option(
+    "--json", help="Print a JSON list of {move, visits, value, pv}, most visited first.")]
+
+
+def show(position: Position, plain: Plain = False) -> None:
+    """Draw a position: factories, centre, bag and lid, and every player's board."""
+    state = load_position(position)
+    console(plain).print(render.position_view(state.to_json()))
+
+
+def moves(position: Position, line: OneLine = False, as_json: AsJson = False) -> None:
+    """List the legal moves of a position in notation, one per line, in the engine's order."""
+    if line and as_json:
+        fail("--line and --json: choose one")
+    state = load_position(position)
+    legal = [str(m) for m in state.legal_moves()]
+    if as_json:
+        typer.echo(json.dumps(legal))
+    elif not legal:
+        why = "the game is over" if state.phase == "over" else "a deal is due (phase refill)"
+        typer.echo(f"no legal moves: {why}", err=True)
+    else:
+        typer.echo(" ".join(legal) if line else "\n".join(legal))
+
+
+def selfplay(
+    players: Players = 2,
+    seed: Seed = None,
+    variant: VariantOpt = Variant.colored,
+    quiet: Quiet = False,
+    json_out: JsonOut = None,
+    plain: Plain = False,
+) -> None:
+    """Play one game of uniformly random moves and print it move by move.
+
+    random.Random(SEED) draws every deal's seed and picks every move (see docs/cli.md).
+    """
+    seed = drawn_seed(seed)
+    out = console(plain)
+    out.print(f"selfplay: {players} players, {variant.value} wall, seed {seed}", soft_wrap=True)
+    rng = random.Random(seed)
+    state = new_game(players=players, variant=variant.value)
+    rounds = 0
+    while not state.is_over:
+        if state.phase == "refill":
+            state.deal(seed=rng.randrange(2**63))
+            if state.is_over:
+                out.print("no tile left in bag or lid: the game ends", soft_wrap=True)
+                break
+            rounds += 1
+            if not quiet:
+                out.print(render.round_header(state.to_json()), soft_wrap=True)
+            continue
+        seat, move = state.to_move, rng.choice(state.legal_moves())
+        state.play(move)
+        if not quiet:
+            out.print(f"  seat {seat}  ", render.move_text(str(move)), sep="", soft_wrap=True)
+            if state.phase == "refill":  # at the end of the game, the final line says it
+                out.print(render.scores_line(f"scores after round {rounds}", state.to_json()),
+                          soft_wrap=True)
+    final = state.to_json()
+    out.print(render.scores_line(f"final after {rounds} rounds", final), soft_wrap=True)
+    if json_out is not None:
+        write_text(json_out, json.dumps(final, indent=2) + "\n")
+
+
+# ---------------------------------------------------------------- analyze
+def analyzing_bots() -> list[str]:
+    """The registered bot types that can analyze a position."""
+    bot_parameters("random")  # makes the registry load the built-in bots
+    return sorted(name for name, cls in BOTS.items() if callable(getattr(cls, "analyze", None)))
+
+
+def run_analysis(state, bot: str, iterations: int, seed: int) -> list[dict]:
+    """The bot's rows for ``state``, checked and sorted by visits (ties keep the bot's order).
+
+    Raises ValueError with a one-line message for anything the user can fix.
+    """
+    if state.phase not in ("draft", "tiling"):
+        why = "the game is over" if state.phase == "over" else "a deal is due"
+        raise ValueError(f"nothing to analyze in phase {state.phase} ({why}); "
+                         "a position in phase draft or tiling has moves to choose from")
+    able = analyzing_bots()
+    bot_parameters(bot)  # an unknown type: ValueError naming the known ones
+    if bot not in able:
+        raise ValueError(f"bot {bot!r} cannot analyze a position "
+                         f"(bots that can: {', '.join(able) or 'none'})")
+    player = make_bot(bot, seed=seed)
+    rows = []
+    for row in player.analyze(state, iterations=iterations):
+        rows.append({"move": str(row["move"]), "visits": int(row["visits"]),
+                     "value": float(row["value"]), "pv": [str(m) for m in row.get("pv", [])]})
+    rows.sort(key=lambda r: -r["visits"])
+    return rows
+
+
+def analyze(
+    position: SearchPosition,
+    bot: BotOpt = "mcts",
+    iterations: IterationsOpt = 50000,
+    seed: BotSeed = 1,
+    top: TopOpt = 10,
+    as_json: RowsJson = False,
+    plain: Plain = False,
+) -> None:
+    """Search a position and print the top moves with visits, mean value and principal variation.
+
+    The value is the bot's mean value for the seat to move (for mcts a win value in [0, 1]).
+    """
+    state = load_position(position)
+    started = time.perf_counter()
+    try:
+        rows = run_analysis(state, bot, iterations, seed)
+    except ValueError as exc:
+        fail(str(exc))
+    seconds = time.perf_counter() - started
+    shown = rows[:top] if top else rows
+    if as_json:
+        typer.echo(json.dumps(shown))
+        return
+    out = console(plain)
+    total = sum(r["visits"] for r in rows)
+    out.print(f"analysis: {bot}, {iterations} iterations, seed {seed}, {seconds:.1f} s | "
+              f"round {state.to_json()['round']} {state.phase}, seat {state.to_move} to move, "
+              f"{len(rows)} moves", soft_wrap=True)
+    table = Table(box=None, pad_edge=False, header_style="bold" if not plain else None)
+    for column, justify in (("#", "right"), ("move", "left"), ("visits", "right"),
+                            ("share", "right"), ("value", "right"), ("principal variation", "left")):
+        table.add_column(column, justify=justify, no_wrap=column != "principal variation")
+    for rank, row in enumerate(shown, 1):
+        share = f"{100 * row['visits'] / total:.1f}%" if total else "-"
+        table.add_row(str(rank), row["move"], str(row["visits"]), share, f"{row['value']:.3f}",
+                      " ".join(row["pv"]) or "-")
+    out.print(table)
+    hidden = len(rows) - len(shown)
+    if hidden:
+        out.print(f"({hidden} more move{'s' if hidden > 1 else ''}; --top 0 shows them all)",
+                  soft_wrap=True)
