@@ -25,8 +25,9 @@ from rich.console import Console
 from rich.text import Text
 
 from bots import Bot, make_bot
-from engine import COLOURS, GameState, IllegalMoveError, Move, new_game
-from engine.notation import COLOUR_NAMES
+from engine import GameState, IllegalMoveError, Move, new_game
+from engine.loop import Dealt, step
+from engine.rules import COLOUR_NAMES, COLOURS
 
 from . import render
 from .common import Plain, Variant, console, drawn_seed, fail, read_position, seed_option, spec_bot
@@ -217,6 +218,10 @@ class HumanPlayer(Bot):
 
 
 # ---------------------------------------------------------------- a whole game
+class _CommandDone(Exception):
+    """A session command (undo, save, load) took the person's turn: no move this step."""
+
+
 class PlaySession:
     """One game: people at ``human_seats``, bots at the others, deals from ``seed``.
 
@@ -267,34 +272,38 @@ class PlaySession:
     def step(self) -> None:
         """One deal or one move (the person's prompt commands happen here too)."""
         state = self.state
-        if state.phase == "refill":
-            state.deal(seed=self.deals.randrange(2**63))
+        try:
+            event = step(state, self._act, lambda r: self.deals.randrange(2**63))
+        except _CommandDone:
+            return
+        if type(event) is Dealt:
             self.history.clear()  # a deal is agreed: undo never goes back past it
             if state.is_over:
                 self.say("No tile left in bag or lid: the game ends.")
             else:
                 self.say(render.round_header(state.to_json()))
             return
-        seat, played_round = state.to_move, state.round
-        if seat in self.human_seats:
-            choice = self.human.choose(state, show_position=self._redraw)
-            if isinstance(choice, Command):
-                before = self.state
-                getattr(self, f"_{choice.name}")(choice.arg)
-                self._redraw = self.state is not before  # draw again only if the position changed
-                return
-            self._redraw = True
-            self.history.append((state.clone(), str(choice)))
-            move, who = choice, "you"
-        else:
-            bot = self.bots[seat]
-            move, who = bot.act(state.clone()), bot.name
-        state.play(move)
+        seat = event.played.seat
+        who = "you" if seat in self.human_seats else self.bots[seat].name
         line = Text(f"seat {seat} ({who}) plays ")
-        line.append_text(render.move_text(str(move)))
+        line.append_text(render.move_text(str(event.played.move)))
         self.say(line)
         if state.phase == "refill":  # at the end of the game the final scores say it
-            self.say(render.scores_line(f"scores after round {played_round}", state.to_json()))
+            self.say(render.scores_line(f"scores after round {event.round}", state.to_json()))
+
+    def _act(self, seat: int, view: GameState) -> Move:
+        """The move of ``seat``: a bot's, or the person's (whose session commands run here)."""
+        if seat not in self.human_seats:
+            return self.bots[seat].act(view)
+        choice = self.human.choose(self.state, show_position=self._redraw)
+        if isinstance(choice, Command):
+            before = self.state
+            getattr(self, f"_{choice.name}")(choice.arg)
+            self._redraw = self.state is not before  # draw again only if the position changed
+            raise _CommandDone()
+        self._redraw = True
+        self.history.append((self.state.clone(), str(choice)))
+        return choice
 
     # ------------------------------------------------------------ session commands
     def _undo(self, _arg: str) -> None:

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from bots import BOTS, bot_parameters, make_bot
 from engine import new_game
+from engine.loop import Dealt, Moved, play
 
 from . import render
 from .common import (POSITION_HELP, Players, Plain, Position, VariantOpt, Variant, console,
@@ -82,20 +83,17 @@ def selfplay(
     rng = random.Random(seed)
     state = new_game(players=players, variant=variant.value)
     rounds = 0
-    while not state.is_over:
-        if state.phase == "refill":
-            state.deal(seed=rng.randrange(2**63))
+    for event in play(state, lambda seat, view: rng.choice(view.legal_moves()), lambda r: rng.randrange(2**63)):
+        if type(event) is Dealt:
             if state.is_over:
                 out.print("no tile left in bag or lid: the game ends", soft_wrap=True)
                 break
             rounds += 1
             if not quiet:
                 out.print(render.round_header(state.to_json()), soft_wrap=True)
-            continue
-        seat, move = state.to_move, rng.choice(state.legal_moves())
-        state.play(move)
-        if not quiet:
-            out.print(f"  seat {seat}  ", render.move_text(str(move)), sep="", soft_wrap=True)
+        elif type(event) is Moved and not quiet:
+            out.print(f"  seat {event.played.seat}  ", render.move_text(str(event.played.move)), sep="",
+                      soft_wrap=True)
             if state.phase == "refill":  # at the end of the game, the final line says it
                 out.print(render.scores_line(f"scores after round {rounds}", state.to_json()),
                           soft_wrap=True)
