@@ -5,7 +5,8 @@ The model: in a game of bot ``a`` (seat 0) against bot ``b`` (seat 1), seat 0 sc
 the first mover's edge. The ratings maximize the likelihood of every game at once (Newton's method,
 with a tiny ridge so that a bot that never wins still gets a finite rating). The 95% intervals come
 from a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played
-in every seat arrangement) is resampled whole, because its games share their luck.
+in every seat arrangement) is resampled whole, because its games share their luck
+(analysis/bootstrap.py).
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import sparse
+
+from .bootstrap import deal_codes, deal_columns, deal_key, per_deal, percentile_interval, resample_counts
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 
@@ -56,21 +58,14 @@ def _pair_games(results: pl.DataFrame, games: pl.DataFrame):
     s0 = seats.filter(pl.col("seat") == 0).rename({"bot": "bot0", "rank": "rank0"}).drop("seat")
     s1 = seats.filter(pl.col("seat") == 1).rename({"bot": "bot1", "rank": "rank1"}).drop("seat")
     pairs = two.join(s0, on=["run_id", "game_id"]).join(s1, on=["run_id", "game_id"])
-    if {"table", "deal"} <= set(games.columns):
-        deal_cols = ["table", "deal"]
-    else:  # records without the schedule's columns: each game is its own deal
-        deal_cols = ["game_id"]
-    keys = games.select("run_id", "game_id", *[c for c in deal_cols if c != "game_id"])
+    deal_cols = deal_columns(games)
+    keys = games.select("run_id", "game_id", *deal_cols)
     pairs = pairs.join(keys, on=["run_id", "game_id"]).sort("run_id", "game_id")
     if pairs.height == 0:
         raise ValueError("no 2-player games in the records")
     score = (pl.when(pl.col("rank0") < pl.col("rank1")).then(1.0)
              .when(pl.col("rank0") == pl.col("rank1")).then(0.5).otherwise(0.0))
-    deal = pl.coalesce(  # a run without table/deal among runs with them: one game per deal
-        pl.concat_str([pl.col("run_id"), *[pl.col(c).cast(pl.String) for c in deal_cols]],
-                      separator="/"),
-        pl.concat_str([pl.col("run_id"), pl.col("game_id")], separator="/"))
-    return pairs.with_columns(score.alias("s"), deal.alias("cluster"))
+    return pairs.with_columns(score.alias("s"), deal_key(deal_cols).alias("cluster"))
 
 
 def _cells(i0, i1, s, n, w=None):
@@ -118,7 +113,9 @@ def fit_cells(x: np.ndarray, w: np.ndarray, ws: np.ndarray, ridge: float = 1e-3,
     return theta
 
 
-def _centre(theta: np.ndarray, n: int, anchor: int | None, anchor_value: float) -> np.ndarray:
+def centre_ratings(theta: np.ndarray, n: int, anchor: int | None, anchor_value: float) -> np.ndarray:
+    """Elo points of the first ``n`` log-strengths, centred on their mean or with bot ``anchor``
+    at ``anchor_value``."""
     r = theta[..., :n] * SCALE
     base = r.mean(axis=-1, keepdims=True) if anchor is None else r[..., anchor:anchor + 1]
     return r - base + anchor_value
@@ -145,25 +142,19 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     s = pairs["s"].to_numpy().astype(float)
     x = _design(n)
     theta = fit_cells(x, *_cells(i0, i1, s, n), ridge=ridge)
-    rating, edge = _centre(theta, n, a_idx, anchor_value), theta[n] * SCALE
+    rating, edge = centre_ratings(theta, n, a_idx, anchor_value), theta[n] * SCALE
 
     samples = np.empty((bootstrap, n + 1))
     if bootstrap:
-        codes = pairs["cluster"].cast(pl.Categorical).to_physical().to_numpy().astype(np.int64)
-        codes = np.unique(codes, return_inverse=True)[1]
-        k, cell = codes.max() + 1, i0 * n + i1
-        per_w = sparse.csr_matrix((np.ones(len(s)), (codes, cell)), shape=(k, n * n))
-        per_ws = sparse.csr_matrix((s, (codes, cell)), shape=(k, n * n))
-        rng = np.random.default_rng(seed)
-        for j in range(bootstrap):
-            counts = np.bincount(rng.integers(0, k, size=k), minlength=k).astype(float)
+        codes, cell = deal_codes(pairs["cluster"]), i0 * n + i1
+        per_w = per_deal(codes, cell, np.ones(len(s)), n * n)
+        per_ws = per_deal(codes, cell, s, n * n)
+        for j, counts in enumerate(resample_counts(per_w.shape[0], bootstrap, seed)):
             t = fit_cells(x, per_w.T @ counts, per_ws.T @ counts, ridge=ridge)
-            samples[j, :n], samples[j, n] = _centre(t, n, a_idx, anchor_value), t[n] * SCALE
-    q = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
-    low, high = (np.percentile(samples, q, axis=0) if bootstrap
-                 else np.full((2, n + 1), np.nan))
+            samples[j, :n], samples[j, n] = centre_ratings(t, n, a_idx, anchor_value), t[n] * SCALE
+    low, high = percentile_interval(samples, level)
 
-    table = _table(results, pairs, bots, rating, low[:n], high[:n])
+    table = ratings_table(results, pairs, bots, rating, low[:n], high[:n])
     sup = [[float(np.mean(samples[:, a] > samples[:, b])) if bootstrap and a != b else None
             for b in range(n)] for a in range(n)]
     superiority = pl.DataFrame({"bot": bots, **{b: [row[j] for row in sup]
@@ -180,7 +171,7 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
                   unbounded)
 
 
-def _table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
+def ratings_table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
     """Games and score share per bot, over the games between different bots only: a game of a bot
     against itself (``self_play``) informs the seat terms, not the bot's rating."""
     keys = pairs.select("run_id", "game_id")

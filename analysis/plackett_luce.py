@@ -26,9 +26,9 @@ from math import comb
 
 import numpy as np
 import polars as pl
-from scipy import sparse
 
-from .elo import SCALE, EloFit, _centre, _table, seats_from_opener
+from .bootstrap import deal_codes, deal_columns, deal_key, per_deal, percentile_interval, resample_counts
+from .elo import SCALE, EloFit, centre_ratings, ratings_table, seats_from_opener
 
 
 @dataclass
@@ -45,10 +45,7 @@ def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
     """The ``num_players``-player games: a frame of one row per game (run_id, game_id and its
     deal, ``cluster``), the bots' names (sorted) and, in the games' order, arrays (games, seats)
     of the bots (indices into the names) and of their ranks."""
-    if {"table", "deal"} <= set(games.columns):
-        deal_cols = ["table", "deal"]
-    else:  # records without the schedule's columns: each game is its own deal
-        deal_cols = []
+    deal_cols = deal_columns(games)
     seats = (seats_from_opener(results.filter(pl.len().over("run_id", "game_id") == num_players),
                                games)
              .select("run_id", "game_id", "seat", "bot", "rank")
@@ -62,11 +59,8 @@ def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
         row = seats.row(int(bad[0]) * num_players, named=True)
         raise ValueError(f"game {row['game_id']!r} of run {row['run_id']!r}: seats "
                          f"{seat[bad[0]].tolist()}, not 0..{num_players - 1}")
-    deal = pl.coalesce(
-        pl.concat_str([pl.col("run_id"), *[pl.col(c).cast(pl.String) for c in deal_cols]],
-                      separator="/") if deal_cols else pl.lit(None, dtype=pl.String),
-        pl.concat_str([pl.col("run_id"), pl.col("game_id")], separator="/"))
-    per_game = seats.gather_every(num_players).select("run_id", "game_id", deal.alias("cluster"))
+    per_game = seats.gather_every(num_players).select("run_id", "game_id",
+                                                      deal_key(deal_cols).alias("cluster"))
     names = sorted(seats["bot"].unique().to_list())
     bots = (seats.select(pl.col("bot").rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
             .reshape(-1, num_players))
@@ -205,29 +199,23 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     totals = np.zeros((len(lineups), width))
     np.add.at(totals, cell, rows)
     beta = model.fit(totals[None, :, 0], totals[None, :, 1:], ridge=ridge)[0]
-    rating, edges = _centre(beta, n, a_idx, anchor_value), _seat_edges(beta, n)
+    rating, edges = centre_ratings(beta, n, a_idx, anchor_value), _seat_edges(beta, n)
 
     samples = np.empty((bootstrap, n + p + 1))
     if bootstrap:
-        codes = per_game["cluster"].rank("dense").cast(pl.Int64).to_numpy() - 1
-        k = codes.max() + 1
+        codes = deal_codes(per_game["cluster"])
         cols = (cell[:, None] * width + np.arange(width)).ravel()
-        per_deal = sparse.csr_matrix((rows.ravel(), (np.repeat(codes, width), cols)),
-                                     shape=(k, len(lineups) * width))
-        rng = np.random.default_rng(seed)
-        counts = np.stack([np.bincount(rng.integers(0, k, size=k), minlength=k)
-                           for _ in range(bootstrap)]).astype(float)
+        sums = per_deal(np.repeat(codes, width), cols, rows.ravel(), len(lineups) * width)
+        counts = resample_counts(sums.shape[0], bootstrap, seed)
         chunk = max(1, 4_000_000 // (len(lineups) * (4 * p * p + width)))  # bounds the memory
         for j in range(0, bootstrap, chunk):
-            t = (per_deal.T @ counts[j:j + chunk].T).T.reshape(-1, len(lineups), width)
+            t = (sums.T @ counts[j:j + chunk].T).T.reshape(-1, len(lineups), width)
             b = model.fit(t[..., 0], t[..., 1:], ridge=ridge, start=beta)
-            samples[j:j + chunk, :n] = _centre(b, n, a_idx, anchor_value)
+            samples[j:j + chunk, :n] = centre_ratings(b, n, a_idx, anchor_value)
             samples[j:j + chunk, n:] = _seat_edges(b, n)
-    q = [(1 - level) / 2 * 100, (1 + level) / 2 * 100]
-    low, high = (np.percentile(samples, q, axis=0) if bootstrap
-                 else np.full((2, n + p + 1), np.nan))
+    low, high = percentile_interval(samples, level)
 
-    table = _table(results, per_game.select("run_id", "game_id"), bots, rating, low[:n], high[:n])
+    table = ratings_table(results, per_game.select("run_id", "game_id"), bots, rating, low[:n], high[:n])
     order = table["bot"].to_list()
     sup = {b: [float(np.mean(samples[:, index[a]] > samples[:, index[b]]))
                if bootstrap and a != b else None for a in order] for b in order}

@@ -1,5 +1,11 @@
-"""Bots behind one interface (``Bot.act(state) -> Move``), made by type name with ``make_bot``."""
-from .base import Bot
-from .registry import BOTS, bot_parameters, make_bot, register
+"""Bots behind one interface (``Bot.act(state) -> Move``), made by type name with ``make_bot``.
 
-__all__ = ["BOTS", "Bot", "bot_parameters", "make_bot", "register"]
+Importing the package registers the built-in types: each module below registers its own class
+with ``bots.registry``, which imports none of them.
+"""
+from . import external, greedy, heuristic, mcts, random_bot  # noqa: F401  (they register themselves)
+from .base import Bot
+from .registry import BOTS, Param, bot_class, bot_parameters, check_params, make_bot, register
+
+__all__ = ["BOTS", "Bot", "Param", "bot_class", "bot_parameters", "check_params", "make_bot",
+           "register"]

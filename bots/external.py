@@ -16,12 +16,12 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 from engine import GameState, IllegalMoveError, Move
 
 from .base import Bot
-from .registry import register
+from .registry import Param, register
 
 PROTOCOL = "azul-bot/1"
 STDERR_LINES = 50  # the stderr lines kept (each cut to STDERR_LINE_CHARS)
@@ -47,19 +47,20 @@ def _garbage(line: str) -> BotForfeit:
 class ExternalBot(Bot):
     """A bot that runs as a separate program (any language) and answers over pipes."""
 
-    def __init__(self, seed: int = 0, *, command: list[str] | None = None, move_time: float = 5.0,
-                 startup_time: float = 10.0, name: str | None = None):
+    def __init__(
+        self, seed: int = 0, *,
+        command: Annotated[list[str], Param(
+            "the program and its arguments, e.g. ['python3', 'examples/random_bot.py'] "
+            "(run without a shell, in the current directory)", 1)],
+        move_time: Annotated[float, Param("seconds the bot has for each move", 0.001, 3600.0)] = 5.0,
+        startup_time: Annotated[float, Param(
+            "seconds it has to answer the hello", 0.001, 3600.0)] = 10.0,
+        name: Annotated[str | None, Param(
+            "the label in tables and records (default: the bot's hello name)")] = None,
+    ):
         super().__init__(seed)
-        if command is None or isinstance(command, str) or not command:
-            raise ValueError("external: parameter command is required: the program and its "
-                             "arguments as a non-empty list, e.g. ['python3', 'examples/random_bot.py']")
-        if not all(isinstance(part, str) for part in command) or not command[0]:
-            raise ValueError(f"external: parameter command must be a list of strings, the "
-                             f"program first, not {command!r}")
-        for label, value in (("move_time", move_time), ("startup_time", startup_time)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"external: parameter {label} must be a positive number of "
-                                 f"seconds, not {value!r}")
+        if not command or not command[0]:
+            raise ValueError(f"external: parameter command must name a program first, not {command!r}")
         self.command = list(command)
         self.move_time = float(move_time)
         self.startup_time = float(startup_time)

@@ -1,21 +1,16 @@
 """The heuristic bot: one ply over a weighted evaluation (docs/bots.md, "heuristic")."""
 from __future__ import annotations
 
-import math
+from typing import Annotated
 
 from engine import GameState, Move
 from engine.notation import MOVES
 
 from ._policies import Policy
 from .base import Bot
-from .registry import register
+from .registry import Param, register
 
-# Allowed range of each weight (the defaults live in C: bots._policies.default_weight_values()).
-RANGES = {
-    "line": (0.0, 10.0), "later": (0.0, 1.0), "column": (0.0, 10.0), "row": (0.0, 10.0),
-    "colour_set": (0.0, 10.0), "floor_risk": (0.0, 10.0), "marker": (-10.0, 10.0),
-    "denial": (0.0, 2.0), "reply": (0.0, 2.0),
-}
+WEIGHTS = ("line", "later", "column", "row", "colour_set", "floor_risk", "marker", "denial", "reply")
 
 
 @register("heuristic")
@@ -23,21 +18,24 @@ class HeuristicBot(Bot):
     """Plays the move after which its evaluation is best: its own board's worth minus
     ``denial`` times the best opponent's. Exact ties are broken at random (seeded)."""
 
-    def __init__(self, seed: int = 0, *, line: float = 0.5, later: float = 0.2,
-                 column: float = 0.5, row: float = 0.5, colour_set: float = 0.5,
-                 floor_risk: float = 1.0, marker: float = 1.5, denial: float = 1.0,
-                 reply: float = 1.25):
+    def __init__(
+        self, seed: int = 0, *,
+        line: Annotated[float, Param("weight on partial lines", 0.0, 10.0)] = 0.5,
+        later: Annotated[float, Param(
+            "chance a line short of tiles this round completes in a later round", 0.0, 1.0)] = 0.2,
+        column: Annotated[float, Param("weight on the column bonus potential", 0.0, 10.0)] = 0.5,
+        row: Annotated[float, Param("weight on the row bonus potential", 0.0, 10.0)] = 0.5,
+        colour_set: Annotated[float, Param("weight on the colour-set potential", 0.0, 10.0)] = 0.5,
+        floor_risk: Annotated[float, Param(
+            "points per tile the seat is likely to be forced to floor this round", 0.0, 10.0)] = 1.0,
+        marker: Annotated[float, Param("points for opening the next round", -10.0, 10.0)] = 1.5,
+        denial: Annotated[float, Param("weight on the best opponent's value", 0.0, 2.0)] = 1.0,
+        reply: Annotated[float, Param(
+            "weight on the next player's best immediate (greedy) move value", 0.0, 2.0)] = 1.25,
+    ):
         super().__init__(seed)
-        weights = {"line": line, "later": later, "column": column, "row": row,
-                   "colour_set": colour_set, "floor_risk": floor_risk, "marker": marker,
-                   "denial": denial, "reply": reply}
-        for name, value in weights.items():
-            low, high = RANGES[name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"heuristic: parameter {name} must be a number, not {value!r}")
-            if not (math.isfinite(value) and low <= value <= high):
-                raise ValueError(f"heuristic: parameter {name} must be in [{low:g}, {high:g}], not {value!r}")
-        self.weights = {name: float(value) for name, value in weights.items()}
+        values = (line, later, column, row, colour_set, floor_risk, marker, denial, reply)
+        self.weights = {name: float(value) for name, value in zip(WEIGHTS, values)}
         self._policy = Policy("heuristic", seed, self.weights)
 
     @property

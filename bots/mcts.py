@@ -6,70 +6,55 @@ never on the referee's deals (a GameState holds no generator of future deals any
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from engine import GameState, Move
 from engine.notation import MOVES
 
 from . import _mcts
 from .base import Bot
-from .registry import register
-
-ROLLOUTS = ("random", "greedy", "heuristic")
-CUTOFFS = ("round", "game")
-DEFAULTS = {"iterations": 5000, "seconds": None, "exploration": 0.7, "rollout": "greedy",
-            "cutoff": "round", "value_scale": 8.0, "max_nodes": 1 << 23}
+from .registry import Param, bot_parameters, check_params, register
 
 
 @register("mcts")
 class MCTSBot(Bot):
-    """UCT search with a configurable rollout policy and cut-off.
+    """UCT search with a configurable rollout policy and cut-off (parameters: docs/bots.md)."""
 
-    iterations: search iterations per move (at least 1); the budget unless ``seconds`` is given.
-    seconds: a time budget per move (> 0); overrides iterations, and is then not deterministic.
-    exploration: the UCT constant c in mean + c * sqrt(ln N / n), values in [0, 1].
-    rollout: the policy that plays on from a leaf: "random", "greedy" or "heuristic".
-    cutoff: "round" stops each rollout at the end of the round and scores it with the
-        heuristic's evaluation; "game" deals the next rounds with the bot's generator and plays on.
-    value_scale: points of evaluation margin that make a 73% pairwise value at a cut-off.
-    max_nodes: the most tree nodes one search may hold (24 bytes each).
-    """
-
-    def __init__(self, seed: int = 0, *, iterations: int = 5000, seconds: float | None = None,
-                 exploration: float = 0.7, rollout: Literal["random", "greedy", "heuristic"] = "greedy",
-                 cutoff: Literal["round", "game"] = "round", value_scale: float = 8.0,
-                 max_nodes: int = 1 << 23):
+    def __init__(
+        self, seed: int = 0, *,
+        iterations: Annotated[int, Param(
+            "search iterations per move; the budget unless seconds is given", 1, 10_000_000)] = 5000,
+        seconds: Annotated[float | None, Param(
+            "a time budget per move; overrides iterations, and is then not deterministic",
+            0.001, 3600.0)] = None,
+        exploration: Annotated[float, Param(
+            "the UCT constant c in mean + c * sqrt(ln N / n)", 0.0, 10.0)] = 0.7,
+        rollout: Annotated[Literal["random", "greedy", "heuristic"], Param(
+            "the policy that plays on from a leaf")] = "greedy",
+        cutoff: Annotated[Literal["round", "game"], Param(
+            "round: score each rollout at the round's end with the heuristic's evaluation; "
+            "game: deal the next rounds with the bot's generator and play on")] = "round",
+        value_scale: Annotated[float, Param(
+            "points of evaluation margin that make a 73% pairwise value at a cut-off",
+            0.01, 1000.0)] = 8.0,
+        max_nodes: Annotated[int, Param(
+            "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
+    ):
         super().__init__(seed)
-        self.iterations = _integer("iterations", iterations, 1)
-        if seconds is not None:
-            seconds = _number("seconds", seconds)
-            if not seconds > 0:
-                raise ValueError(f"mcts: parameter seconds must be greater than 0 (or None), not {seconds!r}")
+        self.iterations = iterations
         self.seconds = seconds
-        self.exploration = _number("exploration", exploration)
-        if self.exploration < 0:
-            raise ValueError(f"mcts: parameter exploration must be at least 0, not {exploration!r}")
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"mcts: parameter rollout must be one of {', '.join(map(repr, ROLLOUTS))}, "
-                             f"not {rollout!r}")
+        self.exploration = exploration
         self.rollout = rollout
-        if cutoff not in CUTOFFS:
-            raise ValueError(f"mcts: parameter cutoff must be one of {', '.join(map(repr, CUTOFFS))}, "
-                             f"not {cutoff!r}")
         self.cutoff = cutoff
-        self.value_scale = _number("value_scale", value_scale)
-        if not self.value_scale > 0:
-            raise ValueError(f"mcts: parameter value_scale must be greater than 0, not {value_scale!r}")
-        self.max_nodes = _integer("max_nodes", max_nodes, 1000)
-        if self.max_nodes >= 1 << 31:
-            raise ValueError(f"mcts: parameter max_nodes must be below 2**31, not {max_nodes!r}")
+        self.value_scale = value_scale
+        self.max_nodes = max_nodes
         self._search = None
 
     @property
     def name(self) -> str:
         shown = {"iterations": self.iterations, "seconds": self.seconds}
-        for key in ("exploration", "rollout", "cutoff", "value_scale", "max_nodes"):
-            if getattr(self, key) != DEFAULTS[key]:
+        for key, p in bot_parameters("mcts").items():
+            if key not in shown and getattr(self, key) != p.default:
                 shown[key] = getattr(self, key)
         if self.seconds is None:
             del shown["seconds"]
@@ -103,7 +88,9 @@ class MCTSBot(Bot):
             raise ValueError(f"mcts: expected a GameState, not {type(state).__name__}")
         if state.phase not in ("draft", "tiling"):
             raise ValueError(f"mcts: no move to choose in phase {state.phase}")
-        budget = self.iterations if iterations is None else _integer("iterations", iterations, 1)
+        if iterations is not None:
+            iterations = check_params("mcts", {"iterations": iterations})["iterations"]
+        budget = self.iterations if iterations is None else iterations
         seconds = self.seconds if iterations is None else None
         if self._search is None:
             self._search = _mcts.Search(self.max_nodes)
@@ -113,16 +100,3 @@ class MCTSBot(Bot):
                          self.rollout, self.cutoff, self.value_scale)
         return self._search
 
-
-def _integer(name: str, value, least: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"mcts: parameter {name} must be an integer, not {value!r}")
-    if value < least:
-        raise ValueError(f"mcts: parameter {name} must be at least {least}, not {value!r}")
-    return value
-
-
-def _number(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"mcts: parameter {name} must be a number, not {value!r}")
-    return float(value)

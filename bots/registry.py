@@ -1,106 +1,213 @@
-"""Bots by type name, with typed and checked parameters: ``make_bot("mcts", seed=1, iterations=5000)``."""
+"""Bots by type name, each parameter declared once and checked in one place.
+
+    make_bot("mcts", seed=1, iterations=5000)          # a registered type
+    make_bot("my_bots:Clever", seed=1, depth=3)         # any Bot subclass, by import path
+
+A bot module registers its class with ``@register("name")``; ``bots/__init__.py`` imports the
+built-in modules, and this module imports none of them. A parameter is declared once, in the
+signature of the class's ``__init__``: its type and default there, its range and a line of help
+in a ``Param`` inside ``typing.Annotated``::
+
+    iterations: Annotated[int, Param("search iterations per move", 1, 10_000_000)] = 5000
+
+``Literal[...]`` gives the choices, ``X | None`` allows None. ``check_params`` checks names,
+types and ranges against these declarations; ``make_bot``, ``bots.spec.bot_from_spec`` and league
+configs all go through it. Building a class directly (``MCTSBot(iterations=...)``) is the
+unchecked fast path, for values already checked.
+"""
 from __future__ import annotations
 
+import functools
+import importlib
 import inspect
+import math
+import types
 import typing
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from .base import Bot
 
 BOTS: dict[str, type[Bot]] = {}
+REQUIRED = inspect.Parameter.empty  # the default of a parameter that has none
+
+
+@dataclass(frozen=True)
+class Param:
+    """What a bot parameter's annotation cannot say: a line of help and, for a number, its range
+    (``low`` and ``high``, both allowed; for a list, its least length)."""
+
+    help: str
+    low: float | None = None
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a bot type, as declared in its ``__init__``."""
+
+    name: str
+    kind: type  # int, float, bool, str, list; object: anything
+    default: Any  # REQUIRED: it must be given
+    help: str = ""
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+    optional: bool = False  # None is allowed
+
+    def expects(self) -> str:
+        """What a value must be, as the error messages say it: ``an integer from 1 to 100``."""
+        if self.choices:
+            text = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.kind in (int, float):
+            text = ("an integer" if self.kind is int else "a number") + _span(self.low, self.high)
+        elif self.kind is list:
+            text = f"a list of {_number(self.low)} or more strings" if self.low else "a list of strings"
+        else:
+            text = {bool: "true or false", str: "text"}.get(self.kind, "any value")
+        return text + (" (or null for none)" if self.optional else "")
+
+    def __str__(self) -> str:
+        default = "required" if self.default is REQUIRED else f"default {self.default!r}"
+        return f"{self.name}: {self.expects()}, {default}; {self.help}"
 
 
 def register(type_name: str):
-    """Class decorator: make a Bot subclass available to ``make_bot`` and league configs."""
+    """Class decorator: make a Bot subclass available by name to ``make_bot``, specs and configs.
+
+    Its parameters are read (and their declarations checked) here: each needs a ``Param`` with
+    its help, and each number a range."""
     def add(cls: type[Bot]) -> type[Bot]:
+        for p in declared(cls):
+            if not p.help:
+                raise TypeError(f"{type_name}: parameter {p.name} has no Param(help, ...) in its annotation")
+            if p.kind in (int, float) and (p.low is None or p.high is None):
+                raise TypeError(f"{type_name}: parameter {p.name} is a number without a range")
         cls.type_name = type_name
         BOTS[type_name] = cls
         return cls
     return add
 
 
-def bot_parameters(type_name: str) -> dict[str, inspect.Parameter]:
-    """The parameters a bot type takes (besides ``seed``), with their defaults and annotations."""
-    cls = _bot_class(type_name)
-    params = inspect.signature(cls.__init__).parameters
-    return {n: p for n, p in params.items() if n not in ("self", "seed")}
+def bot_class(type_name: str) -> type[Bot]:
+    """The class of a registered type name, or of a ``module:Class`` type (imported)."""
+    if not isinstance(type_name, str):
+        raise ValueError(f"a bot type is a name or module:Class, not {type_name!r}")
+    if ":" not in type_name:
+        try:
+            return BOTS[type_name]
+        except KeyError:
+            raise ValueError(f"unknown bot type {type_name!r} (known: {', '.join(sorted(BOTS))})") from None
+    module_name, _, class_name = type_name.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {module_name!r} for bot type {type_name!r} ({exc})") from None
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Bot)):
+        raise ValueError(f"{type_name!r} is not a Bot subclass")
+    return cls
 
 
-def make_bot(type_name: str, seed: int = 0, **params: Any) -> Bot:
-    """Build a registered bot; a wrong type name, parameter name or value gets a clear ValueError."""
-    cls = _bot_class(type_name)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ValueError(f"{type_name}: seed must be an integer, not {seed!r}")
+def bot_parameters(type_name: str) -> dict[str, Parameter]:
+    """The parameters a bot type takes (besides ``seed``), by name."""
+    return {p.name: p for p in declared(bot_class(type_name))}
+
+
+def check_params(type_name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The parameters checked against the type's declarations (numbers as float where declared
+    so); a ValueError names the bot, the parameter and what it must be."""
     known = bot_parameters(type_name)
-    hints = typing.get_type_hints(cls.__init__)
+    checked = {}
     for name, value in params.items():
         if name not in known:
             choices = ", ".join(known) or "none"
             raise ValueError(f"{type_name}: unknown parameter {name!r} (its parameters: {choices})")
-        params[name] = _check_type(type_name, name, value, hints.get(name, Any))
-    return cls(seed=seed, **params)
+        checked[name] = _check(type_name, known[name], value)
+    for p in known.values():
+        if p.default is REQUIRED and p.name not in checked:
+            raise ValueError(f"{type_name}: parameter {p.name} is required: {p.help}")
+    return checked
 
 
-def _bot_class(type_name: str) -> type[Bot]:
-    _load_builtin_bots()
+def make_bot(type_name: str, seed: int = 0, **params: Any) -> Bot:
+    """Build a bot of a registered or ``module:Class`` type; a mistake is a ValueError that
+    names it."""
+    cls = bot_class(type_name)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"{type_name}: seed must be an integer, not {seed!r}")
+    return cls(seed=seed, **check_params(type_name, params))
+
+
+# ---------------------------------------------------------------- declarations
+@functools.cache
+def declared(cls: type[Bot]) -> tuple[Parameter, ...]:
+    """The keyword parameters of ``cls.__init__`` besides ``seed``, read from its signature."""
     try:
-        return BOTS[type_name]
-    except KeyError:
-        raise ValueError(f"unknown bot type {type_name!r} (known: {', '.join(sorted(BOTS))})") from None
+        hints = typing.get_type_hints(cls.__init__, include_extras=True)
+    except Exception:  # noqa: BLE001  (a module:Class bot with hints we cannot resolve: unchecked)
+        hints = {}
+    out = []
+    for p in inspect.signature(cls.__init__).parameters.values():
+        if p.name in ("self", "seed") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        out.append(_parameter(p.name, hints.get(p.name, Any), p.default))
+    return tuple(out)
 
 
-def _check_type(type_name: str, name: str, value: Any, hint: Any) -> Any:
-    where = f"{type_name}: parameter {name}"
-    origin = typing.get_origin(hint)
-    if hint is Any:
-        return value
-    if origin is Literal:
-        if value not in typing.get_args(hint):
-            choices = ", ".join(repr(a) for a in typing.get_args(hint))
-            raise ValueError(f"{where} must be one of {choices}, not {value!r}")
-        return value
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        args = typing.get_args(hint)
-        if value is None and type(None) in args:
-            return None
-        hint = next(a for a in args if a is not type(None))
-        return _check_type(type_name, name, value, hint)
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{where} must be a number, not {value!r}")
-        return float(value)
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"{where} must be an integer, not {value!r}")
-        return value
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"{where} must be true or false, not {value!r}")
-        return value
-    if hint is str:
-        if not isinstance(value, str):
-            raise ValueError(f"{where} must be a string, not {value!r}")
-        return value
-    if origin in (list, tuple):
-        if not isinstance(value, (list, tuple)):
-            raise ValueError(f"{where} must be a list, not {value!r}")
-        (item,) = typing.get_args(hint)[:1] or (Any,)
-        return [_check_type(type_name, name, v, item) for v in value]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ValueError(f"{where} must be a mapping, not {value!r}")
-        return dict(value)
-    return value
+def _parameter(name: str, hint: Any, default: Any) -> Parameter:
+    meta = Param("")
+    if typing.get_origin(hint) is Annotated:
+        hint, *extras = typing.get_args(hint)
+        meta = next((e for e in extras if isinstance(e, Param)), meta)
+    optional = False
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in typing.get_args(hint):
+        optional = True
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    choices: tuple = ()
+    if typing.get_origin(hint) is Literal:
+        choices = typing.get_args(hint)
+        hint = type(choices[0])
+    if typing.get_origin(hint) in (list, tuple):
+        hint = list
+    kind = hint if hint in (int, float, bool, str, list) else object
+    return Parameter(name, kind, default, meta.help, meta.low, meta.high, choices, optional)
 
 
-def _load_builtin_bots() -> None:
-    """Import the modules that register the built-in bots (once)."""
-    import importlib
+def _check(type_name: str, p: Parameter, value: Any) -> Any:
+    if value is None and p.optional:
+        return None
+    if _fits(p, value):
+        return float(value) if p.kind is float else list(value) if p.kind is list else value
+    raise ValueError(f"{type_name}: parameter {p.name} must be {p.expects()}, not {value!r}")
 
-    from . import greedy, heuristic, random_bot  # noqa: F401
-    for name in ("mcts", "external"):
-        try:
-            importlib.import_module(f"{__package__}.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"{__package__}.{name}":
-                raise
+
+def _fits(p: Parameter, value: Any) -> bool:
+    if p.choices:
+        return any(value == c and type(value) is type(c) for c in p.choices)
+    if p.kind is object:
+        return True
+    if p.kind is bool:
+        return isinstance(value, bool)
+    if p.kind is str:
+        return isinstance(value, str)
+    if p.kind is list:
+        return (isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+                and len(value) >= (p.low or 0))
+    if isinstance(value, bool) or not isinstance(value, int if p.kind is int else (int, float)):
+        return False
+    if p.kind is float and not math.isfinite(value):
+        return False
+    return (p.low is None or value >= p.low) and (p.high is None or value <= p.high)
+
+
+def _span(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f" from {_number(low)} to {_number(high)}"
+    if low is not None:
+        return f", {_number(low)} or more"
+    return f", {_number(high)} or less" if high is not None else ""
+
+
+def _number(x: float) -> str:
+    return str(x) if isinstance(x, int) else f"{x:g}"

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .registry import make_bot
+
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"TYPE:key=value,..."`` -> ``(TYPE, {key: value})``; a ValueError names what is wrong."""
@@ -38,9 +40,8 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def bot_from_spec(spec: str, seed: int):
-    """Build the bot a spec names; a ValueError names the spec and what is wrong with it."""
-    from .registry import make_bot
-
+    """Build the bot a spec names, its parameters checked by ``make_bot``; a ValueError names
+    the spec and what is wrong with it."""
     kind, params = parse_bot_spec(spec)
     try:
         return make_bot(kind, seed=seed, **params)

@@ -59,16 +59,6 @@ ENDING = position(4, 0, 0, [""] * 5, "YY", 1, [
     lid={"B": 0, "Y": 4, "R": 5, "K": 3, "W": 4})
 
 
-def _mcts_ready():
-    try:
-        return callable(getattr(make_bot("mcts", seed=1), "analyze", None))
-    except Exception:  # noqa: BLE001  (not landed, or not built yet)
-        return False
-
-
-needs_mcts = pytest.mark.skipif(not _mcts_ready(), reason="the mcts bot (bots/mcts.py) is not available")
-
-
 @pytest.fixture
 def write(tmp_path):
     def write(obj, name="position.json"):
@@ -99,7 +89,6 @@ def test_the_studies_are_what_they_say():
 
 
 # ---------------------------------------------------------------- the three decision studies
-@needs_mcts
 def test_complete_now_or_avoid_overflow_prefers_line_two(write):
     rows = analysis(write(OVERFLOW))
     assert [r["move"] for r in rows][0] == "CB2"
@@ -111,7 +100,6 @@ def test_complete_now_or_avoid_overflow_prefers_line_two(write):
     assert first_row.split()[1] == "CB2"
 
 
-@needs_mcts
 def test_claim_initiative_or_avoid_the_floor_lists_both(write):
     path = write(INITIATIVE)
     rows = analysis(path, "--top", 0)
@@ -128,7 +116,6 @@ def test_claim_initiative_or_avoid_the_floor_lists_both(write):
     assert int(shown["1R2"][2]) == by_move["1R2"]["visits"]
 
 
-@needs_mcts
 def test_end_now_or_keep_building_when_ending_wins(write):
     rows = analysis(write(ENDING))
     by_move = {r["move"]: r for r in rows}
@@ -139,7 +126,6 @@ def test_end_now_or_keep_building_when_ending_wins(write):
 
 
 # ---------------------------------------------------------------- output
-@needs_mcts
 def test_json_is_sorted_by_visits_and_reproducible(write):
     path = write(new_game(players=2, seed=3).to_json())
     rows = analysis(path, "--top", 5)
@@ -155,7 +141,6 @@ def test_json_is_sorted_by_visits_and_reproducible(write):
     assert sum(r["visits"] for r in everything) <= 2000
 
 
-@needs_mcts
 def test_a_gray_tiling_decision_reads_from_standard_input():
     gray = json.loads(json.dumps(OVERFLOW))
     gray["variant"] = "gray"
@@ -214,7 +199,6 @@ def test_error_cases_print_one_line_and_exit_1(write, tmp_path):
         assert isinstance(result.exception, SystemExit)
 
 
-@needs_mcts
 def test_a_bot_without_analyze_names_the_bots_that_have_it(write):
     result = invoke("analyze", write(new_game(players=2, seed=3).to_json()), "--bot", "random")
     assert "bots that can: " in result.stderr and "mcts" in result.stderr.split("bots that can: ")[1]

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import bots.external  # noqa: F401  (registers "external" until the registry loads it itself)
 from bots import make_bot
 from bots.external import BotForfeit, ExternalBot
 from engine import new_game

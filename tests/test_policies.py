@@ -201,7 +201,7 @@ def test_whole_games_between_greedy_and_heuristic(players, variant):
 
 def test_greedy_beats_random_over_seat_swapped_deals():
     # Robust, not a benchmark: over 60 two-player deals, each played with the seats swapped,
-    # greedy wins (ties half) at least 90% (it wins essentially all; benchmarks/strength.py).
+    # greedy wins (ties half) at least 90% (it wins essentially all; benchmarks/bench_strength.py).
     greedy, rand = make_bot("greedy", seed=1), make_bot("random", seed=2)
     points = 0.0
     for deal in range(60):

@@ -3,9 +3,8 @@
 Small leagues of every built-in compiled bot type (2 and 4 players, both walls, two-game series and
 self-play) are played in this process and each table is reduced to a digest of its rows, sorted,
 without the timing columns (``think_ms``, ``duration_s``) and without ``run_id`` (which names the
-run, not the games). The digests in ``tests/data/records_fingerprint.json`` were written by the
-code as it stood before the game loop was rewritten; a change that alters any row (a move, a
-score, a rank, a round's points) fails here.
+run, not the games). The digests are stored in ``tests/data/records_fingerprint.json``; a change
+that alters any row (a move, a score, a rank, a round's points) fails here.
 
 To rewrite the stored digests on purpose (a rules fix that really changes the games), run
 ``AZUL_WRITE_FINGERPRINT=1 python -m pytest tests/test_records_fingerprint.py`` and say why in

@@ -14,7 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from .config import IDENTITY, bot_class
+from bots import bot_class, check_params
+
+from .config import IDENTITY
 from .game import Seat, play_game
 from .records import RecordBuffer
 from .scheduler import GameSpec
@@ -28,14 +30,14 @@ _CONTEXTS: dict[str, tuple[list[Seat], str]] = {}
 
 
 def league_seats(config: dict[str, Any]) -> list[Seat]:
-    """How to build every bot of a (resolved) config: one ``Seat`` per bot, in config order."""
+    """How to build every bot of a (resolved) config: one ``Seat`` per bot, in config order.
+
+    The parameters are checked here, once; each game's bot is then built from its class directly.
+    """
     seats = []
     for entry in config["bots"]:
-        params = dict(entry["params"])
         cls = bot_class(entry["type"])
-        if cls is None:
-            from bots import make_bot
-            cls = type(make_bot(entry["type"], seed=entry["seed"], **params))
+        params = check_params(entry["type"], entry["params"])
         limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
         seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit))
     return seats

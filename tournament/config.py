@@ -8,7 +8,6 @@ resolved config (every default filled in) that a run writes beside its records.
 """
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,7 +15,8 @@ from typing import Any
 
 import yaml
 
-from bots import Bot, make_bot
+from bots import make_bot
+from bots.spec import parse_bot_spec
 
 from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
@@ -85,10 +85,6 @@ class LeagueConfig:
     def total_games(self) -> int:
         return count_games(len(self.bots), self.players, self.deals, self.seats, self.match,
                            self.self_play)
-
-    def bot_time_limit(self, index: int) -> float | None:
-        own = self.bots[index].time_limit
-        return own if own is not None else self.time_limit
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved config: every field with its value, defaults filled in."""
@@ -212,8 +208,12 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
     entries, names = [], {}
     for i, item in enumerate(value):
         where = f"bots[{i}]"
-        if isinstance(item, str):
-            item = {"type": item}
+        if isinstance(item, str):  # a bot spec: TYPE or TYPE:key=value,...
+            try:
+                kind, params = parse_bot_spec(item)
+            except ValueError as exc:
+                raise _FieldError(where, str(exc)) from None
+            item = {"type": kind, "params": params}
         if not isinstance(item, dict):
             raise _FieldError(where, f"a bot is a mapping with type, params and seed, not {_kind(item)}")
         _known_keys(item, BOT_KEYS, where + ".")
@@ -227,7 +227,7 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
         seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0)
         time_limit = _seconds(item.get("time_limit"), f"{where}.time_limit")
         try:
-            proto = build_bot(bot_type, seed, params)
+            proto = make_bot(bot_type, seed=seed, **params)
         except ValueError as exc:
             text = str(exc)
             field_name = f"{where}.type" if "unknown bot type" in text or "cannot import" in text \
@@ -242,32 +242,6 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
         entries.append(BotEntry(name=name, type=bot_type, params=dict(params), seed=seed,
                                 time_limit=time_limit))
     return entries
-
-
-def bot_class(bot_type: str) -> type[Bot] | None:
-    """The class of a ``module:Class`` bot type (imported), or None for a registered type name."""
-    if ":" not in bot_type:
-        return None
-    module_name, _, class_name = bot_type.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ValueError(f"cannot import {module_name!r} for bot type {bot_type!r} ({exc})") from None
-    cls = getattr(module, class_name, None)
-    if not (isinstance(cls, type) and issubclass(cls, Bot)):
-        raise ValueError(f"{bot_type!r} is not a Bot subclass")
-    return cls
-
-
-def build_bot(bot_type: str, seed: int, params: dict[str, Any]) -> Bot:
-    """A bot of a registered type (checked by make_bot) or of a ``module:Class`` type."""
-    cls = bot_class(bot_type)
-    if cls is None:
-        return make_bot(bot_type, seed=seed, **params)
-    try:
-        return cls(seed=seed, **params)
-    except TypeError as exc:
-        raise ValueError(f"{bot_type}: {exc}") from None
 
 
 def _known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:

@@ -167,14 +167,3 @@ def series_games(spec: GameSpec) -> list[GameSpec]:
                      series_deal_seed(spec.deal_seed, g), spec.seats, (g - 1) % players, g)
             for g in range(1, SERIES_GAMES + 1)]
 
-
-def batches(specs: Iterator[GameSpec], size: int) -> Iterator[list[GameSpec]]:
-    """Consecutive games in lists of ``size`` (the last may be shorter)."""
-    batch: list[GameSpec] = []
-    for spec in specs:
-        batch.append(spec)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

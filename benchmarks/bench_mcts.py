@@ -1,9 +1,9 @@
 """MCTS search speed on one core: iterations per second from the opening and from a mid-game
 2-player position, for the default settings and each rollout policy and cut-off.
 
-    python benchmarks/mcts.py                      # about 15 s, searches of 5,000 iterations
-    python benchmarks/mcts.py --iterations 50000   # deeper trees (shorter rollouts): faster
-    python benchmarks/mcts.py --quick              # about 3 s
+    python benchmarks/bench_mcts.py                      # about 15 s, searches of 5,000 iterations
+    python benchmarks/bench_mcts.py --iterations 50000   # deeper trees (shorter rollouts): faster
+    python benchmarks/bench_mcts.py --quick              # about 3 s
 
 The target is at least 50,000 iterations/s with the default settings (5,000 iterations per move)
 from both positions.
@@ -16,15 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-# Keep this folder off the import path (benchmarks/engine.py would shadow the engine package).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
-import bots.mcts  # noqa: E402,F401  (registers "mcts")
-from bots import make_bot  # noqa: E402
-from bots.mcts import DEFAULTS  # noqa: E402
+from bots import bot_parameters, make_bot  # noqa: E402
 from engine import GameState, new_game  # noqa: E402
 
 TARGET = 50_000
+DEFAULTS = {name: p.default for name, p in bot_parameters("mcts").items()}
 SETTINGS = [
     ("default", {}),
     ("rollout=random", {"rollout": "random", "cutoff": "round"}),

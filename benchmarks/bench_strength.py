@@ -1,61 +1,33 @@
 """Bot strength: a seat-rotated, shared-deal ladder with 95% intervals.
 
-    python benchmarks/strength.py --deals 400 --pairs greedy:random heuristic:greedy
-    python benchmarks/strength.py --players 2 3 4 --variant colored gray --deals 100
-    python benchmarks/strength.py --pairs "mcts(iterations=500):heuristic" --deals 50 --jobs 2
+    python benchmarks/bench_strength.py --deals 400 --pair greedy random --pair heuristic greedy
+    python benchmarks/bench_strength.py --players 2 3 4 --variant colored gray --deals 100
+    python benchmarks/bench_strength.py --pair mcts:iterations=500 heuristic --deals 50 --jobs 2
 
-A pairing A:B plays every deal once per seat: with n players, A sits in each seat in turn and B
+A pairing of A and B plays every deal once per seat: with n players, A sits in each seat in turn and B
 fills the other seats. Every game of a deal uses the same deal seeds (round r of deal d is dealt
 from one seed), so both sides face the same luck. A game's result for A is the mean over the B
 seats of 1 (A ranks above that B), 1/2 (same rank: ties count half) or 0; a deal's result is the
 mean over its n games; the win rate is the mean over deals, with a Wilson 95% interval over deals
 (deals are the independent unit; treating a deal's mean as one Bernoulli outcome is conservative).
-Each side may carry parameters: ``type(name=value,...)``.
+Each side is a bot spec, ``TYPE`` or ``TYPE:key=value,...`` (bots.spec).
 """
 from __future__ import annotations
 
 import argparse
-import ast
-import math
-import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-# Keep this folder off the import path (benchmarks/engine.py would shadow the engine package).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
-from bots import BOTS, make_bot  # noqa: E402
+from analysis.stats import wilson  # noqa: E402
+from bots.spec import bot_from_spec  # noqa: E402
 from engine import new_game  # noqa: E402
 
-_SIDE = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
-
-
-def parse_side(text: str) -> tuple[str, dict]:
-    """``mcts(iterations=500)`` -> ("mcts", {"iterations": 500})."""
-    match = _SIDE.match(text)
-    if not match:
-        raise ValueError(f"not a bot: {text!r} (write type or type(name=value,...))")
-    params = {}
-    for item in filter(None, (match.group(2) or "").split(",")):
-        name, _, value = item.partition("=")
-        try:
-            params[name.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            params[name.strip()] = value.strip()
-    return match.group(1), params
-
-
-def parse_pair(text: str) -> tuple[str, str]:
-    depth, cut = 0, -1
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if ch == ":" and depth == 0:
-            cut = i
-    if cut < 0:
-        raise ValueError(f"not a pair: {text!r} (write A:B, e.g. heuristic:greedy)")
-    return text[:cut], text[cut + 1:]
+DEFAULT_PAIRS = [("greedy", "random"), ("heuristic", "greedy"), ("mcts", "heuristic")]
 
 
 def deal_seed(seed: int, deal: int, round_: int) -> int:
@@ -78,9 +50,8 @@ def play_game(bots: list, players: int, variant: str, seed: int, deal: int) -> t
 def play_deals(job: tuple) -> list[tuple[float, float, float]]:
     """(deal score for A, mean A score, mean B score) for each deal of a chunk."""
     side_a, side_b, players, variant, seed, deals = job
-    (ta, pa), (tb, pb) = parse_side(side_a), parse_side(side_b)
-    bot_a = make_bot(ta, seed=seed, **pa)
-    bots_b = [make_bot(tb, seed=seed + 1 + i, **pb) for i in range(players - 1)]
+    bot_a = bot_from_spec(side_a, seed=seed)
+    bots_b = [bot_from_spec(side_b, seed=seed + 1 + i) for i in range(players - 1)]
     out = []
     for deal in deals:
         result = score_a = score_b = 0.0
@@ -96,17 +67,8 @@ def play_deals(job: tuple) -> list[tuple[float, float, float]]:
     return out
 
 
-def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval for a proportion p observed over n trials."""
-    if n == 0:
-        return 0.0, 1.0
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
-def run_pair(pair: str, players: int, variant: str, deals: int, seed: int, jobs: int) -> dict:
-    side_a, side_b = parse_pair(pair)
+def run_pair(pair: tuple[str, str], players: int, variant: str, deals: int, seed: int, jobs: int) -> dict:
+    side_a, side_b = pair
     chunks = [list(range(i, deals, jobs)) for i in range(jobs)]
     tasks = [(side_a, side_b, players, variant, seed, chunk) for chunk in chunks if chunk]
     start = time.perf_counter()
@@ -117,26 +79,18 @@ def run_pair(pair: str, players: int, variant: str, deals: int, seed: int, jobs:
         results = play_deals(tasks[0])
     seconds = time.perf_counter() - start
     rate = sum(r[0] for r in results) / deals
-    low, high = wilson(rate, deals)
+    low, high = wilson(rate * deals, deals)
     return {"pair": f"{side_a} vs {side_b}", "rate": rate, "low": low, "high": high,
             "score_a": sum(r[1] for r in results) / deals, "score_b": sum(r[2] for r in results) / deals,
             "ms_game": 1000 * seconds / (deals * players)}
 
 
-def default_pairs() -> list[str]:
-    make_bot("random")      # loads the built-in bot types into BOTS
-    pairs = ["greedy:random", "heuristic:greedy"]
-    if "mcts" in BOTS:
-        pairs.append("mcts:heuristic")
-    return pairs
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=400, help="deals per pairing (default 400)")
-    parser.add_argument("--pairs", nargs="+", metavar="A:B",
-                        help="pairings, e.g. greedy:random heuristic:greedy mcts:heuristic "
-                             "(default: those, mcts when registered)")
+    parser.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"), dest="pairs",
+                        help="a pairing of two bot specs, e.g. --pair mcts:iterations=500 heuristic; "
+                             "repeatable (default: greedy random, heuristic greedy, mcts heuristic)")
     parser.add_argument("--players", type=int, nargs="+", default=[2], choices=[2, 3, 4])
     parser.add_argument("--variant", nargs="+", default=["colored"], choices=["colored", "gray"])
     parser.add_argument("--seed", type=int, default=1, help="deal seeds and bot seeds derive from it")
@@ -144,12 +98,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.deals < 1 or args.jobs < 1:
         parser.error("--deals and --jobs must be at least 1")
-    pairs = args.pairs or default_pairs()
+    pairs = [tuple(pair) for pair in args.pairs or DEFAULT_PAIRS]
     for pair in pairs:
         try:
-            for side in parse_pair(pair):
-                kind, params = parse_side(side)
-                make_bot(kind, **params)
+            for side in pair:
+                bot_from_spec(side, seed=0)
         except ValueError as err:
             parser.error(str(err))
 

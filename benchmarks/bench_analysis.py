@@ -1,8 +1,8 @@
-"""Time and peak memory of the full analysis report over a synthetic league (issue 5, "Measured").
+"""Time and peak memory of the full analysis report over a synthetic league.
 
-    python benchmarks/analysis.py                      # 1,000,000 games: about 1.5 minutes on 2 quiet cores
-    python benchmarks/analysis.py --games 100000       # a quicker look
-    python benchmarks/analysis.py --dir /tmp/bench --keep   # keep (and later reuse) the records
+    python benchmarks/bench_analysis.py                      # 1,000,000 games: about 1.5 minutes on 2 quiet cores
+    python benchmarks/bench_analysis.py --games 100000       # a quicker look
+    python benchmarks/bench_analysis.py --dir /tmp/bench --keep   # keep (and later reuse) the records
 
 Writes a synthetic 2-player league straight to Parquet (``analysis.synthetic_records``: four bots,
 all four tables, about 70 moves a game; no play needed) and times that on its own. Then runs
@@ -12,7 +12,7 @@ its end, imports included), the time inside ``build_report``, the child's CPU ti
 on a busy machine the wall time grows, the CPU time much less), and its peak resident memory (the
 child's ``ru_maxrss``). The time of each stage comes from wrapping the report's steps by name in
 that child (the ones it has: reading, ratings, statistics, strategy queries, figures, writing);
-the rest is listed as other. Targets (issue 5): under 60 s and under 4 GB.
+the rest is listed as other. Targets: under 60 s and under 4 GB.
 
 The records are written under a new folder in /tmp (or ``--dir``) and deleted at the end unless
 ``--keep``; a ``--dir`` that already holds the run from an earlier ``--keep`` is reused, not
@@ -31,8 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
 TARGET_S, TARGET_GB = 60.0, 4.0
 # (module attribute, stage, nested in an earlier stage) wrapped in the child to time the report's steps

@@ -1,7 +1,7 @@
 """Engine speed on one core: the compiled playout loop, the Python API, and the reference oracle.
 
-    python benchmarks/engine.py            # about 30 s
-    python benchmarks/engine.py --quick    # about 5 s
+    python benchmarks/bench_engine.py            # about 30 s
+    python benchmarks/bench_engine.py --quick    # about 5 s
 
 Every figure comes from one run on one core, so the ratios compare like with like.
 """
@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-# This file is named like the package it measures: keep its own folder off the import path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
 from engine import new_game, random_playouts  # noqa: E402
 from engine import reference as ref  # noqa: E402

@@ -1,12 +1,12 @@
 """League throughput and driver memory: serial in one process, then through Ray with 1 and 2 workers.
 
-    python benchmarks/league.py                  # about 4 minutes on 2 cores (quiet ones)
-    python benchmarks/league.py --quick          # about 1.5 minutes: smaller leagues, 20,000-game memory run
+    python benchmarks/bench_league.py                  # about 4 minutes on 2 cores (quiet ones)
+    python benchmarks/bench_league.py --quick          # about 1.5 minutes: smaller leagues, 20,000-game memory run
 
 Every league is greedy against greedy (two greedy bots with their own seeds), 2 players, rotated
 seats, full records written as Parquet, no MLflow. games/s counts the playing only: starting and
 stopping Ray is left out (it costs about 10 s here). Each setting is the best of three leagues
-(one Ray for the three), the least disturbed by whatever else the machine is doing. Targets (issue 4): Ray with 1
+(one Ray for the three), the least disturbed by whatever else the machine is doing. Targets: Ray with 1
 worker within 10% of the serial loop; 2 workers at least 1.7 times 1 worker; the driver's peak
 memory under 1 GB for a 100,000-game league (measured in a child process of its own, whose peak
 resident memory is the driver's).
@@ -24,8 +24,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
 from tournament.config import parse_config  # noqa: E402
 from tournament.backends import start_local_ray  # noqa: E402
