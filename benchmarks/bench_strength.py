@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 from analysis.stats import wilson  # noqa: E402
 from bots.spec import bot_from_spec  # noqa: E402
 from engine import new_game  # noqa: E402
+from engine.loop import play  # noqa: E402
 
 DEFAULT_PAIRS = [("greedy", "random"), ("heuristic", "greedy"), ("mcts", "heuristic")]
 
@@ -39,11 +40,8 @@ def play_game(bots: list, players: int, variant: str, seed: int, deal: int) -> t
     state = new_game(players, variant)
     for bot in bots:
         bot.reset()
-    while state.phase != "over":
-        if state.phase == "refill":
-            state.deal(seed=deal_seed(seed, deal, state.round))
-        else:
-            state.play(bots[state.to_move].act(state))
+    for _ in play(state, lambda seat, view: bots[seat].act(view), lambda r: deal_seed(seed, deal, r)):
+        pass
     return state.to_json()["ranks"], state.scores
 
 

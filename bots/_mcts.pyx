@@ -117,9 +117,10 @@ cdef class Search:
         return (Search, (self.max_nodes,))   # a fresh, empty search: trees are not carried
 
     # ------------------------------------------------------------ the entry point from Python
-    def run(self, Core core, seed, long long iterations, double seconds, double exploration,
+    def run(self, state, seed, long long iterations, double seconds, double exploration,
             str rollout, str cutoff, double scale):
-        """Search from core's position; seconds > 0 means a time budget (iterations then a cap)."""
+        """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap)."""
+        cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
         self.root = core.s                   # a copy: the shown state is never touched

@@ -305,8 +305,9 @@ cdef class Policy:
     def weights(self):
         return dict(self.w)
 
-    def choose(self, Core core):
-        """The chosen move's code for the seat to move; the core is only read."""
+    def choose(self, state):
+        """The chosen move's code for the seat to move of a GameState, which is only read."""
+        cdef Core core = state._core
         cdef int code
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("no move to choose: the position is not in phase draft or tiling")
@@ -317,8 +318,9 @@ cdef class Policy:
                 code = heuristic_move(&core.s, &self.rng, &self.w)
         return code
 
-    def values(self, Core core):
-        """{code: value} of every legal move, as this policy ranks them (greedy: integer points)."""
+    def values(self, state):
+        """{code: value} of every legal move of a GameState, as this policy ranks them (greedy: points)."""
+        cdef Core core = state._core
         cdef int moves[MAX_MOVES]
         cdef int n = gen_moves(&core.s, moves), placed = 0
         cdef int base = round_value(&core.s.boards[core.s.to_move], core.s.gray)
@@ -326,8 +328,9 @@ cdef class Policy:
             return {moves[i]: greedy_value(&core.s, moves[i], base, &placed) for i in range(n)}
         return {moves[i]: move_value(&core.s, moves[i], &self.w) for i in range(n)}
 
-    def evaluate(self, Core core, int seat):
-        """evaluate(): the position's value for seat, in points (MCTS uses it at a cut-off)."""
+    def evaluate(self, state, int seat):
+        """evaluate(): a GameState's value for seat, in points (MCTS uses it at a cut-off)."""
+        cdef Core core = state._core
         if not 0 <= seat < core.s.players:
             raise ValueError(f"seat must be 0..{core.s.players - 1}, not {seat}")
         return evaluate(&core.s, seat, &self.w)

@@ -26,4 +26,4 @@ class GreedyBot(Bot):
         self._policy.reseed(self.seed)
 
     def act(self, state: GameState) -> Move:
-        return MOVES[self._policy.choose(state._core)]
+        return MOVES[self._policy.choose(state)]

@@ -96,7 +96,7 @@ class MCTSBot(Bot):
             self._search = _mcts.Search(self.max_nodes)
         if seconds is not None:
             budget = 1 << 62
-        self._search.run(state._core, self.seed, budget, seconds or 0.0, self.exploration,
+        self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
                          self.rollout, self.cutoff, self.value_scale)
         return self._search
 

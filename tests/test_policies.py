@@ -46,7 +46,7 @@ def position(*boards, factories=(), center="", marker="center", variant="colored
 
 
 def greedy_values(state):
-    return {str(Move(code)): value for code, value in Policy("greedy").values(state._core).items()}
+    return {str(Move(code)): value for code, value in Policy("greedy").values(state).items()}
 
 
 def choice(kind, state, seed=0):
@@ -124,15 +124,15 @@ def test_gray_tiling_moves_choose_the_column_that_scores():
 def test_evaluate_is_a_score_difference():
     s = new_game(2, seed=3)
     policy = Policy("heuristic")
-    assert policy.evaluate(s._core, 0) == pytest.approx(0) and policy.evaluate(s._core, 1) == pytest.approx(0)
+    assert policy.evaluate(s, 0) == pytest.approx(0) and policy.evaluate(s, 1) == pytest.approx(0)
     rng = random.Random(5)
     while s.phase != "over":
         s.deal(seed=rng.getrandbits(32)) if s.phase == "refill" else s.play(rng.choice(s.legal_moves()))
     a, b = s.scores
-    assert policy.evaluate(s._core, 0) == pytest.approx(a - b)
-    assert policy.evaluate(s._core, 1) == pytest.approx(b - a)
+    assert policy.evaluate(s, 0) == pytest.approx(a - b)
+    assert policy.evaluate(s, 1) == pytest.approx(b - a)
     with pytest.raises(ValueError, match="seat"):
-        policy.evaluate(s._core, 2)
+        policy.evaluate(s, 2)
 
 
 def test_heuristic_weights_are_the_c_defaults_and_checked():

@@ -1,3 +1,16 @@
+"""Play one league game between bots, as a referee: every move checked, timed and recorded.
+
+The game is played by the one game loop (``engine.loop.play``); the referee is its ``act`` (each
+bot's move timed and checked) and turns its events into the rows of the four record tables. The
+deal of round r of a game is ``state.deal(seed=round_seed(deal_seed, r))`` (r from 1; see
+tournament/scheduler.py), so one ``deal_seed`` fixes a game's whole sequence of deal seeds and the
+same deal is played in every seat arrangement.
+
+A bot that raises, returns something that is not a legal move, or thinks past its time limit
+forfeits: the game stops there with ``termination`` ``error``, ``illegal`` or ``timeout`` (an
+external bot's ``BotForfeit`` brings its own ``kind``), the reason in ``error``, and that seat
+ranks last; the other seats are ranked on the position as it stands.
+"""
 from __future__ import annotations
 
 import signal
