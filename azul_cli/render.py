@@ -7,8 +7,10 @@ letters, the coloured wall's empty squares lower-case letters, empty slots ``.``
 """
 from __future__ import annotations
 
+import io
+
 from rich.columns import Columns
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from engine.rules import COLOURS, FLOOR_COSTS, wall_colour
@@ -131,6 +133,14 @@ def position_view(pos: dict) -> RenderableType:
     """The whole position: status line, supply, then every board (side by side as width allows)."""
     boards = Columns([board_view(pos, s) for s in range(pos["players"])], padding=(0, 4))
     return Group(status_line(pos), Text(), supply_view(pos), Text(), boards)
+
+
+def position_text(pos: dict, width: int = 100) -> str:
+    """``position_view`` as plain text, without colour (what ``--plain`` shows)."""
+    console = Console(file=io.StringIO(), record=True, width=width, color_system=None,
+                      force_terminal=False, highlight=False)
+    console.print(position_view(pos))
+    return console.export_text()
 
 
 def round_header(pos: dict) -> Text:

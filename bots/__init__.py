@@ -3,7 +3,7 @@
 Importing the package registers the built-in types: each module below registers its own class
 with ``bots.registry``, which imports none of them.
 """
-from . import external, greedy, heuristic, mcts, random_bot  # noqa: F401  (they register themselves)
+from . import external, greedy, heuristic, mcts, openspiel_mcts, random_bot  # noqa: F401  (self-registering)
 from .base import Bot
 from .registry import BOTS, Param, bot_class, bot_parameters, check_params, make_bot, register
 

@@ -11,7 +11,8 @@ from engine import new_game
 
 EXAMPLE_BOT = [sys.executable, str(Path(__file__).resolve().parents[1] / "examples" / "random_bot.py")]
 # Small budgets keep the suite quick; the bots' own tests cover their parameters.
-PARAMS = {"mcts": {"iterations": 100}, "external": {"command": EXAMPLE_BOT}}
+PARAMS = {"mcts": {"iterations": 100}, "external": {"command": EXAMPLE_BOT},
+          "openspiel_mcts": {"iterations": 10}}  # once the registry loads it as a built-in
 POSITIONS = 1000
 
 

@@ -1,0 +1,100 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled helpers of engine.rl: observation vectors, legal-move masks and random rollouts,
+read from the core's C state (engine/_core.pxd; the core itself is not changed).
+
+The layout (docs/rl.md lists every field) is from one seat's point of view: that seat's board
+first, then the others in seat order after it; the marker holder and the seat to move are named
+relative to it. Everything the position format holds is here except the order of floor slots.
+"""
+from libc.string cimport memset
+
+from engine._core cimport (Core, State, Board, Rng, gen_moves, apply_move, random_move, deal_random,
+                           CENTRE, EMPTY, NO_SEAT, TILING, REFILL, OVER, MAX_MOVES)
+
+cdef enum:
+    BOARD_SIZE = 25 + 125 + 6 + 1   # pattern lines, wall, floor, score
+
+
+def observation_size(int players):
+    """The length of an observation vector for a game of ``players`` seats."""
+    return (2 * players + 1) * 5 + 5 + (players + 1) + players + 5 + 5 + 1 + 1 + players * BOARD_SIZE
+
+
+def observe(Core core, int seat, float[::1] out):
+    """Fill ``out`` (length observation_size) with the position as ``seat`` sees it."""
+    cdef const State* s = &core.s
+    cdef const Board* b
+    cdef int n = s.players, f, c, k, i, p, rel, at = 0
+    if out.shape[0] != observation_size(n):
+        raise ValueError(f"observe: out has {out.shape[0]} entries, a {n}-player observation has "
+                         f"{observation_size(n)}")
+    memset(&out[0], 0, out.shape[0] * sizeof(float))
+    for f in range(s.factories):
+        for c in range(5):
+            out[at] = s.source[f][c]
+            at += 1
+    for c in range(5):
+        out[at + c] = s.source[CENTRE][c]
+    at += 5
+    out[at if s.marker == NO_SEAT else at + 1 + (s.marker - seat + n) % n] = 1
+    at += n + 1
+    out[at + (s.to_move - seat + n) % n] = 1
+    at += n
+    for c in range(5):
+        out[at + c] = s.bag[c]
+        out[at + 5 + c] = s.lid[c]
+    at += 10
+    out[at] = s.round
+    out[at + 1] = s.phase == TILING
+    at += 2
+    for rel in range(n):
+        b = &s.boards[(seat + rel) % n]
+        for k in range(5):
+            if b.line_count[k]:
+                out[at + k * 5 + b.line_colour[k]] = b.line_count[k]
+        at += 25
+        for i in range(25):
+            if b.cell[i] != EMPTY:
+                out[at + i * 5 + b.cell[i]] = 1
+        at += 125
+        for i in range(b.floor_n):
+            out[at + b.floor[i]] += 1      # colours 0..4, the marker is MARKER = 5
+        at += 6
+        out[at] = b.score
+        at += 1
+
+
+def legal_mask(Core core, signed char[::1] mask):
+    """Set ``mask[code]`` to 1 for every legal move code and 0 elsewhere; return how many are legal."""
+    cdef int codes[MAX_MOVES]
+    cdef int i, count
+    if mask.shape[0] < 325:
+        raise ValueError(f"legal_mask: mask has {mask.shape[0]} entries, move codes need 325")
+    count = gen_moves(&core.s, codes)
+    memset(&mask[0], 0, mask.shape[0])
+    for i in range(count):
+        mask[codes[i]] = 1
+    return count
+
+
+def random_rollout(Core core, seed):
+    """Play a copy of the position to the end with uniform random moves and deals drawn from
+    ``seed`` (the compiled loop of ``random_playouts``); return (scores, complete wall rows)."""
+    cdef State s = core.s
+    cdef Rng rng
+    cdef int p, r, rows
+    rng.s = <unsigned long long>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    with nogil:
+        while s.phase != OVER:
+            if s.phase == REFILL:
+                deal_random(&s, &rng)
+            else:
+                apply_move(&s, random_move(&s, &rng))
+    scores, complete = [], []
+    for p in range(s.players):
+        rows = 0
+        for r in range(5):
+            rows += s.boards[p].row_mask[r] == 31
+        scores.append(s.boards[p].score)
+        complete.append(rows)
+    return scores, complete

@@ -1,0 +1,129 @@
+"""The PettingZoo environment: PettingZoo's own API and seed tests, and what the numbers mean."""
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from engine import IllegalMoveError  # noqa: E402
+from engine.rl import observation, pettingzoo_env, split_observation  # noqa: E402
+
+
+def play(env, seed, pick_seed=0):
+    """Play a whole game with random legal actions; return the actions, rewards and final game."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(pick_seed)
+    actions, rewards = [], {}
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, _ = env.last()
+        if termination or truncation:
+            rewards[agent] = reward
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        actions.append(action)
+        env.step(action)
+    return actions, rewards, env.game
+
+
+def test_pettingzoo_api_test():
+    api_test(pettingzoo_env(seed=1), num_cycles=1000)
+    api_test(pettingzoo_env(players=3, variant="gray", seed=2), num_cycles=1000)
+
+
+@pytest.mark.parametrize("players,variant", [(2, "colored"), (4, "gray")])
+def test_pettingzoo_seed_test(players, variant):
+    seed_test(lambda: pettingzoo_env(players=players, variant=variant), num_cycles=500)
+
+
+def test_same_seed_same_game_and_other_seeds_other_deals():
+    env = pettingzoo_env()
+    first = play(env, seed=11)
+    again = play(env, seed=11)
+    assert first[0] == again[0] and first[2] == again[2]
+    fresh = play(pettingzoo_env(seed=11), seed=None)  # the constructor's seed serves the first reset
+    assert fresh[0] == first[0]
+    env.reset(seed=11)
+    deal = env.game.to_json()["factories"]
+    env.reset(seed=12)
+    assert env.game.to_json()["factories"] != deal
+
+
+def test_agents_observe_their_own_board_first_and_the_mover_gets_the_mask():
+    env = pettingzoo_env(players=3, seed=4)
+    env.reset()
+    env.step(int(np.flatnonzero(env.observe("player_0")["action_mask"])[0]))
+    assert env.agent_selection == "player_1"
+    for seat, agent in enumerate(env.agents):
+        seen = env.observe(agent)
+        direct = observation(env.game, seat)
+        assert np.array_equal(seen["observation"], direct["observation"])
+        assert np.array_equal(seen["action_mask"], direct["action_mask"])
+        assert seen["action_mask"].any() == (agent == "player_1")
+        fields = split_observation(seen["observation"], 3)
+        assert fields["to_move"][(1 - seat) % 3] == 1
+        assert fields["board0.floor"].sum() == len(env.game.to_json()["boards"][seat]["floor"])
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_win_rewards_at_the_end_only(players):
+    env = pettingzoo_env(players=players)
+    _, rewards, game = play(env, seed=3)
+    ranks = game.to_json()["ranks"]
+    assert sum(rewards.values()) == pytest.approx(0)
+    winners = ranks.count(1)
+    for seat, agent in enumerate(env.possible_agents):
+        want = 1 / winners if ranks[seat] == 1 else -1 / (players - winners)
+        assert rewards[agent] == pytest.approx(0 if winners == players else want)
+    assert env.agents == []
+
+
+def test_score_rewards_are_score_minus_mean():
+    env = pettingzoo_env(players=3, reward="score")
+    _, rewards, game = play(env, seed=8)
+    scores = game.scores
+    for seat, agent in enumerate(env.possible_agents):
+        assert rewards[agent] == pytest.approx(scores[seat] - sum(scores) / 3)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    env = pettingzoo_env(seed=2)
+    env.reset()
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = env.game.to_json()
+    with pytest.raises(IllegalMoveError, match="illegal move"):
+        env.step(illegal)
+    assert env.game.to_json() == before
+    with pytest.raises(ValueError, match="action must be a move code from 0 to 324"):
+        env.step(325)
+
+
+def test_render_ansi_is_the_cli_board():
+    env = pettingzoo_env(render_mode="ansi", seed=5)
+    env.reset()
+    text = env.render()
+    assert text.startswith("Azul, 2 players, colored wall | round 1 | draft | seat 0 to move")
+    assert "factories" in text and "seat 1  score 0" in text and "\x1b[" not in text
+    quiet = pettingzoo_env(seed=5)
+    quiet.reset()
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert quiet.render() is None
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"players": 5}, "players must be 2, 3 or 4, not 5"),
+    ({"variant": "blue"}, "variant must be 'colored' or 'gray', not 'blue'"),
+    ({"reward": "x"}, "reward must be 'win' or 'score', not 'x'"),
+    ({"render_mode": "human"}, "render_mode must be None or 'ansi', not 'human'"),
+    ({"seed": 1.5}, "seed must be an integer or None, not 1.5"),
+])
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        pettingzoo_env(**kwargs)
+
+
+def test_step_before_reset_says_so():
+    with pytest.raises(RuntimeError, match="reset"):
+        pettingzoo_env().step(0)
