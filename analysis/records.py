@@ -4,7 +4,8 @@ A run folder holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a 
 ``*.parquet`` parts; hidden ``.part-N.parquet.tmp`` files are never read. Several folders are
 read as one (``union_by_name``: a column missing in one run reads as null there). Only games whose
 ``games`` row exists are kept in the other tables, so orphan parts left by a killed driver do not
-count. ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
+count. Folders are checked first (``analysis.parts``: a damaged part raises ``DamagedRecords``),
+each is read once, and two folders of one run are refused (``run_folders``). ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
 never load the big ``moves`` table (analysis.openings, analysis.marker).
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ Faults: a worker process that dies is retried by Ray (``max_retries``); if Ray g
 (``WorkerCrashedError`` and kin) the driver resubmits the games, one per task, up to
 ``resubmits`` times, and a game that still kills its worker is recorded as an ``error``. A stop
 request (Ctrl-C, SIGTERM) ends the league cleanly: what is played is written, the rest is left
-to ``--resume``.
+to ``--resume``, which repairs a damaged run folder first (``tournament.repair``).
 """
 from __future__ import annotations
 
