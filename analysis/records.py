@@ -4,35 +4,65 @@ A run folder holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a 
 ``*.parquet`` parts; hidden ``.part-N.parquet.tmp`` files are never read. Several folders are
 read as one (``union_by_name``: a column missing in one run reads as null there). Only games whose
 ``games`` row exists are kept in the other tables, so orphan parts left by a killed driver do not
-count. ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
+count. Folders are checked first (``analysis.parts``: a damaged part raises ``DamagedRecords``),
+each is read once, and two folders of one run are refused (``run_folders``). ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
 never load the big ``moves`` table (analysis.openings, analysis.marker).
 """
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-TABLES = ("games", "results", "moves", "rounds")
-PART = re.compile(r"^part-\d{6}\.parquet$")  # the name a league gives a part file
+from .parts import PART, check_run_dir, folder_run_ids
+from .schema import TABLES
 
 
-def _run_dirs(run_dirs: str | Path | Iterable[str | Path]) -> list[Path]:
+def run_folders(run_dirs: str | Path | Iterable[str | Path]) -> tuple[list[Path], list[str]]:
+    """The run folders to read, each once, and notes on what was left out (a folder given twice).
+
+    Raises a ``ValueError`` for a folder that is missing or holds no games, ``DamagedRecords``
+    (a ``ValueError``) for a damaged, foreign or missing part (``analysis.parts``), and a
+    ``ValueError`` for two folders that hold the same run (the same ``run_id``: a copied folder,
+    or two folders of older leagues of the same name, whose ``run_id`` was the league's name), whose
+    games could not be told apart.
+    """
     if isinstance(run_dirs, (str, Path)):
         run_dirs = [run_dirs]
-    dirs = [Path(d) for d in run_dirs]
+    dirs: list[Path] = []
+    notes: list[str] = []
+    seen: dict[Path, Path] = {}
+    for d in map(Path, run_dirs):
+        key = d.resolve()
+        if key in seen:
+            notes.append(f"{d}: the same folder as {seen[key]}, read once")
+            continue
+        seen[key] = d
+        dirs.append(d)
     if not dirs:
         raise ValueError("no run folder given")
+    owner: dict[str, Path] = {}
     for d in dirs:
         if not d.is_dir():
             raise ValueError(f"{d}: not a folder")
         if not any((d / "games").glob("*.parquet")):
             raise ValueError(f"{d}: no game records (no games/*.parquet)")
-    return dirs
+        check_run_dir(d)
+        for run_id in sorted(folder_run_ids(d)):
+            if run_id in owner:
+                raise ValueError(f"{owner[run_id]} and {d} hold the same run (run_id {run_id!r}), so their "
+                                 "games cannot be told apart: a copy of one folder, or two runs of a league "
+                                 "made before run ids were unique (docs/league.md, Run ids); read them "
+                                 "one at a time")
+            owner[run_id] = d
+    return dirs, notes
+
+
+def _run_dirs(run_dirs: str | Path | Iterable[str | Path]) -> list[Path]:
+    return run_folders(run_dirs)[0]
 
 
 def _committed_files(run_dir: Path, name: str) -> tuple[list[Path], bool]:

@@ -99,6 +99,26 @@ RunDirs = Annotated[list[Path], typer.Argument(
     metavar="RUN_DIR", show_default=False)]
 
 
+def run_folders(run_dirs: list[Path]) -> list[Path]:
+    """The folders of a RUN_DIR... argument, each read once (a ``warning:`` on stderr for one given
+    twice), or fail saying why they cannot be read (a damaged part, two folders of one run...)."""
+    from analysis.records import run_folders as check
+
+    try:
+        dirs, notes = check(run_dirs)
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    for note in notes:
+        typer.echo(f"warning: {note}", err=True)
+    return dirs
+
+
+def os_error_message(exc: OSError) -> str:
+    """``PATH: cause`` for a failed read or write (the whole message where it names no path)."""
+    cause = exc.strerror or str(exc)
+    return f"{exc.filename}: {cause}" if exc.filename else cause
+
+
 def read_position(path: Path, stdin: bool = False) -> GameState:
     """Read a position file (``-`` is standard input when ``stdin``).
 

@@ -1,8 +1,10 @@
-"""``azul league run`` and ``azul league status``: play a league from a config, and see where a
-run stands (docs/league.md). ``tournament.run_league`` plays; this module draws its progress.
+"""``azul league run``, ``status`` and ``repair``: play a league from a config, see where a run
+stands, mend a damaged run folder (docs/league.md). ``tournament.run_league`` plays; this module
+draws its progress.
 """
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -11,9 +13,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from .common import fail
+from .common import fail, os_error_message
 
 if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a command runs
+    from tournament.repair import RepairReport
     from tournament.runner import LeagueProgress, LeagueSummary
     from tournament.standings import BotStanding
 
@@ -21,7 +24,7 @@ CONFIG_FILE = "config.yaml"  # as tournament.runner.CONFIG_FILE
 
 app = typer.Typer(
     name="league",
-    help="Leagues of bots on Ray: run one from a config, see where a run stands.",
+    help="Leagues of bots on Ray: run one from a config, see where a run stands, repair a run folder.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
 )
@@ -41,7 +44,7 @@ ResumeOpt = Annotated[bool, typer.Option(
 FreshOpt = Annotated[bool, typer.Option(
     "--fresh", help="Delete this league's earlier records and start it over.")]
 NoMlflowOpt = Annotated[bool, typer.Option("--no-mlflow", help="Do not log the league to MLflow.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (or progress lines).")]
 NoReportOpt = Annotated[bool, typer.Option(
     "--no-report", help="Do not write report.html, elo.csv and summary.md at the end of the league.")]
 RunDirArg = Annotated[Path, typer.Argument(
@@ -70,6 +73,13 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
             summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update)
     except (ConfigError, LeagueError) as exc:
         fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a full disk...
+        fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the league "
+             "with --resume")
+    except KeyboardInterrupt:  # a second Ctrl-C: stopped at once
+        console.print("stopped at once: the records written so far are intact; the same command with "
+                      "--resume finishes the league", soft_wrap=True)
+        raise typer.Exit(130) from None
     _report(console, summary)
     if summary.interrupted:
         console.print(f"stopped: {summary.recorded:,} of {summary.total:,} games recorded in "
@@ -85,6 +95,11 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         from tournament.tracking import tracking_uri
         console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
                       f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
+    forfeited = [f"{r.bot} ({r.faults:,} of {r.games:,})" for r in summary.standings
+                 if r.games and r.faults >= r.games]
+    if forfeited:
+        fail(f"{'a bot' if len(forfeited) == 1 else 'bots'} forfeited every game: {', '.join(forfeited)}; "
+             "the records are complete, see their error column (azul league status, azul replay)")
 
 
 def _write_report(console: Console, league, summary: LeagueSummary) -> None:
@@ -123,29 +138,98 @@ def status(run_dir: RunDirArg) -> None:
         league = parse_config(yaml.safe_load(saved.read_text(encoding="utf-8")), source=str(saved))
     except (ConfigError, yaml.YAMLError) as exc:
         fail(str(exc))
-    standings, tally = league_standings(run_dir, [b.name for b in league.bots])
+    from tournament.runner import running_driver
+
+    driver = running_driver(run_dir)
+    try:
+        standings, tally = league_standings(run_dir, [b.name for b in league.bots])
+    except (ValueError, OSError) as exc:  # a damaged part names itself and the repair
+        fail(str(exc))
     console = Console(highlight=False)
-    state = "complete" if tally.total >= league.total_games else "incomplete (finish it with --resume)"
+    if driver is not None:
+        state = f"being played now by a driver (pid {driver})"
+    elif tally.total >= league.total_games:
+        state = "complete"
+    else:
+        state = "incomplete (finish it with azul league run CONFIG --resume)"
     console.print(f"league {league.name}: {tally.total:,} of {league.total_games:,} games recorded, {state}",
                   soft_wrap=True)
     console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
     console.print(_standings_table(standings))
 
 
+@app.command()
+def repair(run_dir: RunDirArg) -> None:
+    """Mend a run folder: damaged or foreign files to quarantine/, only whole games kept."""
+    if not (run_dir / CONFIG_FILE).exists():
+        fail(f"{run_dir}: not a league run (no {CONFIG_FILE})")
+    from tournament.runner import LeagueError, repair_run
+
+    try:
+        report = repair_run(run_dir)
+    except LeagueError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{os_error_message(exc)}; nothing is lost: files are moved, never deleted")
+    console = Console(highlight=False)
+    if not report.changed:
+        console.print(f"{run_dir}: every part reads and every game is whole: nothing to repair", soft_wrap=True)
+    _print_repair(console, report)
+    console.print(f"finish the league with: azul league run {run_dir / CONFIG_FILE} --out {run_dir.parent} "
+                  "--resume", soft_wrap=True)
+
+
+def _print_repair(console: Console, report: RepairReport | None) -> None:
+    if report is None or not report.changed:
+        return
+    for path, target, why in report.quarantined:
+        console.print(f"quarantined {path} ({why}): now {target}", soft_wrap=True)
+    if report.dropped:
+        console.print(f"{len(report.dropped):,} games no longer recorded (in a damaged part, or partly "
+                      f"written) and to be played again: {_ids(report.dropped)}", soft_wrap=True)
+
+
+def _ids(ids: list[str], shown: int = 4) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown:,} more" if len(ids) > shown else "")
+
+
+def rate_text(games: int, seconds: float) -> str:
+    """A rate that reads well: games/s when fast, games/min, else seconds a game."""
+    if not games or seconds <= 0:
+        return ""
+    per_s = games / seconds
+    if per_s >= 1:
+        return f"{per_s:,.1f} games/s"
+    if per_s * 60 >= 1:
+        return f"{per_s * 60:,.1f} games/min"
+    return f"{seconds / games:,.0f} s/game"
+
+
 class ProgressBar:
-    """A rich progress bar of ``run_league``'s reports: games done of total, games/s, ETA and the
-    current leader. It appears at the first report (a league with nothing left to play has none)."""
+    """A rich progress bar of ``run_league``'s reports: games done of total, the rate, ETA and the
+    current leader. It appears at the first report (a league with nothing left to play has none).
+    When the output is not a terminal, a plain line every ``every`` seconds and at the end."""
+
+    every = 10.0  # seconds between plain progress lines
 
     def __init__(self, console: Console, enabled: bool = True):
         self.console, self.enabled = console, enabled
         self.progress = None
+        self.plain = not console.is_terminal
+        self.last: float | None = None  # when the last plain line was printed
+        self.pending: LeagueProgress | None = None  # the last report, if not printed
 
     def update(self, event: LeagueProgress) -> None:
         if not self.enabled:
             return
-        lead = event.leader
-        fields = {"rate": f"{event.rate:,.0f} games/s" if event.played else "",
-                  "leader": f"leader: {lead[0]} ({lead[1]:.0%} wins)" if lead else ""}
+        fields = _fields(event)
+        if self.plain:
+            self.pending = event
+            now = time.monotonic()
+            if self.last is None or now - self.last >= self.every or event.recorded >= event.total:
+                self._line(event)
+                self.last = now
+            return
         if self.progress is None:
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                        TimeRemainingColumn)
@@ -159,12 +243,31 @@ class ProgressBar:
         else:
             self.progress.update(self.task, completed=event.recorded, **fields)
 
+    def _line(self, event: LeagueProgress) -> None:
+        self.pending = None
+        fields = _fields(event)
+        eta = ""
+        if event.played and event.recorded < event.total:
+            left = (event.total - event.recorded) * event.seconds / event.played
+            eta = f"ETA {int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
+        parts = [f"league {event.name}: {event.recorded:,}/{event.total:,} games", fields["rate"], eta,
+                 fields["leader"]]
+        self.console.print(", ".join(p for p in parts if p), soft_wrap=True, markup=False)
+
     def __enter__(self) -> ProgressBar:
         return self
 
     def __exit__(self, *exc) -> None:
         if self.progress is not None:
             self.progress.stop()
+        if self.pending is not None:  # the last report, come between two lines
+            self._line(self.pending)
+
+
+def _fields(event: LeagueProgress) -> dict[str, str]:
+    lead = event.leader
+    return {"rate": rate_text(event.played, event.seconds),
+            "leader": f"leader: {lead[0]} ({lead[1]:.0%} wins)" if lead else ""}
 
 
 def _failures(failures: dict[str, int]) -> str:
@@ -172,8 +275,9 @@ def _failures(failures: dict[str, int]) -> str:
 
 
 def _report(console: Console, summary: LeagueSummary) -> None:
-    rate = summary.played / summary.play_s if summary.play_s else 0.0
-    console.print(f"{summary.played:,} games played in {summary.elapsed_s:.1f} s ({rate:,.1f} games/s); "
+    _print_repair(console, summary.repair)
+    rate = rate_text(summary.played, summary.play_s)
+    console.print(f"{summary.played:,} games played in {summary.elapsed_s:.1f} s{f' ({rate})' if rate else ''}; "
                   f"{summary.recorded:,} of {summary.total:,} recorded; failures: {_failures(summary.failures)}",
                   soft_wrap=True)
     console.print(f"records: {summary.run_dir}/ (games/, results/, moves/, rounds/ as Parquet; "

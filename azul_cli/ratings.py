@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows
+from .common import Format, FormatOpt, RunDirs, fail, json_rows, run_folders
 
 AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
@@ -40,6 +40,7 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
 
     Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; intervals by bootstrap over deals.
     """
+    run_dirs = run_folders(run_dirs)
     from analysis.ratings import rate_by_players
     from analysis.records import read_records
 
@@ -156,6 +157,7 @@ WhatOpt = Annotated[What, typer.Option(
 def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
                       what: WhatOpt = What.standings) -> None:
     """Standings, head-to-head crosstable or seat advantage, each rate with a Wilson 95% interval."""
+    run_dirs = run_folders(run_dirs)
     from analysis import stats
     from analysis.records import read_records
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import RunDirs, fail
+from .common import RunDirs, fail, run_folders
 from .ratings import BootstrapOpt, SeedOpt
 
 OutOpt = Annotated[Path | None, typer.Option(
@@ -20,6 +20,7 @@ OutOpt = Annotated[Path | None, typer.Option(
 def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
            seed: SeedOpt = 0) -> None:
     """Write report.html (self-contained, plots embedded), elo.csv and summary.md."""
+    run_dirs = run_folders(run_dirs)
     import duckdb
     from rich.console import Console
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows
+from .common import Format, FormatOpt, RunDirs, fail, json_rows, run_folders
 
 
 class Scope(str, Enum):
@@ -39,6 +39,7 @@ PartOpt = Annotated[Part, typer.Option(
 def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOpt = Scope.game,
              min_games: MinGamesOpt = 1) -> None:
     """Openings (first draft move of the game or of each round): win rate and final score."""
+    run_dirs = run_folders(run_dirs)
     from analysis.openings import opening_table
     from analysis.records import connect
 
@@ -65,6 +66,7 @@ def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOp
 
 def marker(run_dirs: RunDirs, format: FormatOpt = Format.table, what: PartOpt = Part.all) -> None:
     """The starting-player marker: who takes it, when, its floor cost and its effect on winning."""
+    run_dirs = run_folders(run_dirs)
     from analysis import marker as lib
     from analysis.records import connect
 

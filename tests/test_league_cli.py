@@ -35,7 +35,9 @@ def test_run_and_status(tmp_path):
     config = write(tmp_path, league(tmp_path / "out", ["random", "greedy", bot("bad", "RaisingBot", after=5)],
                                     name="cli", deals=2))
     result = runner.invoke(app, ["league", "run", str(config), "--quiet"])
-    assert result.exit_code == 0, result.output
+    # bad forfeited every one of its games: the league is complete, but the exit status says so
+    assert result.exit_code == 1, result.output
+    assert "error: a bot forfeited every game: bad (8 of 8)" in result.output
     run_dir = tmp_path / "out" / "cli"
     assert f"records: {run_dir}/" in result.output
     assert "12 of 12 recorded; failures: 8 error" in result.output
@@ -46,17 +48,80 @@ def test_run_and_status(tmp_path):
     again = runner.invoke(app, ["league", "run", str(config)])
     assert again.exit_code == 1 and "add --resume to finish it" in again.output
     other = runner.invoke(app, ["league", "run", str(config), "--out", str(tmp_path / "elsewhere"), "--quiet"])
-    assert other.exit_code == 0 and (tmp_path / "elsewhere" / "cli" / "games").is_dir()
+    assert other.exit_code == 1 and (tmp_path / "elsewhere" / "cli" / "games").is_dir()
 
 
 def test_the_progress_bar_draws_the_leagues_reports(tmp_path):
     config = write(tmp_path, league(tmp_path / "out", ["random", "greedy"], name="bar", deals=2))
+    # not a terminal: plain lines, the first report and the last (the next ones come 10 s apart)
     result = runner.invoke(app, ["league", "run", str(config), "--workers", "0", "--no-report"])
     assert result.exit_code == 0, result.output
-    bar = next(line for line in result.output.splitlines() if line.startswith("league bar "))
-    assert re.search(r"4/4 [\d,]+ games/s ETA .* leader: greedy \(\d+% wins\)", bar), bar
+    lines = [line for line in result.output.splitlines() if line.startswith("league bar: ") and "/4 " in line]
+    assert lines[0] == "league bar: 0/4 games", lines
+    assert re.fullmatch(r"league bar: 4/4 games, [\d,.]+ games/(s|min), leader: greedy \(\d+% wins\)",
+                        lines[-1]), lines
+    assert "━" not in result.output
     quiet = runner.invoke(app, ["league", "run", str(config), "--fresh", "--workers", "0", "--no-report", "-q"])
     assert quiet.exit_code == 0 and "4/4" not in quiet.output
+
+
+def test_rates_read_well():
+    from azul_cli.league import rate_text
+
+    assert rate_text(1200, 30.0) == "40.0 games/s"
+    assert rate_text(30, 891.5) == "2.0 games/min"
+    assert rate_text(3, 600.0) == "200 s/game"
+    assert rate_text(0, 5.0) == ""
+
+
+def test_output_errors_are_one_line(tmp_path, monkeypatch):
+    import errno
+
+    import pyarrow.parquet as pq
+
+    from tournament.runner import _locked
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    config = write(tmp_path, league(tmp_path / "out", ["random", "greedy"], name="io", deals=2))
+    under_a_file = runner.invoke(app, ["league", "run", str(config), "--out", str(blocker), "-q"])
+    assert under_a_file.exit_code == 1 and "Traceback" not in under_a_file.output
+    assert re.search(rf"error: {re.escape(str(blocker))}\S*: Not a directory", under_a_file.output)
+
+    def full(table, where, **kw):
+        raise OSError(errno.ENOSPC, "No space left on device", str(where))
+
+    with monkeypatch.context() as m:  # the disk fills during the league (tests run as root: no chmod)
+        m.setattr(pq, "write_table", full)
+        result = runner.invoke(app, ["league", "run", str(config), "-q", "--no-report"])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert re.search(r"error: \S+\.tmp: No space left on device; the records written so far are intact",
+                     result.output), result.output
+    run_dir = tmp_path / "out" / "io"
+    with monkeypatch.context() as m:  # a read-only run folder, then --resume
+        m.setattr(pq, "write_table", lambda *a, **k: (_ for _ in ()).throw(
+            PermissionError(errno.EACCES, "Permission denied", str(run_dir / "games"))))
+        result = runner.invoke(app, ["league", "run", str(config), "-q", "--resume", "--no-report"])
+    assert result.exit_code == 1 and f"error: {run_dir / 'games'}: Permission denied" in result.output
+    finished = runner.invoke(app, ["league", "run", str(config), "-q", "--resume", "--no-report"])
+    assert finished.exit_code == 0 and "4 of 4 recorded" in finished.output, finished.output
+    with _locked(run_dir):  # another driver holds the run
+        status = runner.invoke(app, ["league", "status", str(run_dir)])
+    assert status.exit_code == 0 and f"being played now by a driver (pid {os.getpid()})" in status.output
+    assert "--resume" not in status.output
+
+
+def test_a_second_ctrl_c_says_the_records_are_intact(tmp_path, monkeypatch):
+    import tournament.runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament.runner, "run_league", interrupted)
+    config = write(tmp_path, league(tmp_path / "out", ["random", "greedy"], name="cc", deals=2))
+    result = runner.invoke(app, ["league", "run", str(config), "-q"])
+    assert result.exit_code == 130
+    assert "stopped at once: the records written so far are intact" in result.output
 
 
 def test_run_league_reports_progress_and_prints_nothing(tmp_path, capsys):

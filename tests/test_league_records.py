@@ -1,6 +1,8 @@
 """Records on disk: part files, replay of whole leagues, resume, and the run folder's rules."""
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 
 import pandas as pd
@@ -136,7 +138,10 @@ def test_tables_are_arrow_with_fixed_types(tmp_path):
     summary = run(league(tmp_path, ["random", "greedy"], deals=1))
     games = read_table(summary.run_dir, "games")
     assert games.schema.field("deal_seed").type == pa.int64()
-    assert games.column("run_id").to_pylist() == ["t", "t"]
+    run_id = summary.run_id  # the league's name, a UTC time and a random suffix, kept in run.json
+    assert re.fullmatch(r"t-\d{8}T\d{6}Z-[0-9a-f]{6}", run_id)
+    assert games.column("run_id").to_pylist() == [run_id, run_id]
+    assert json.loads((summary.run_dir / "run.json").read_text()) == {"run_id": run_id}
     assert set(games.column("engine_version").to_pylist()) == {__import__("engine").__version__}
 
 

@@ -10,17 +10,20 @@ that has its final name is complete, so the records read cleanly at every moment
 """
 from __future__ import annotations
 
+import json
 import os
-import re
+import secrets
 from collections.abc import Iterable
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis.parts import (  # noqa: F401 - DamagedRecords and check_run_dir: read here too
+    PART, RUN_FILE, DamagedRecords, check_run_dir, part_numbers, saved_run_id)
 from analysis.schema import SCHEMAS, TABLES, WRITE_ORDER  # shared with the synthetic runs
 
-PART = re.compile(r"^part-(\d{6})\.parquet$")
 
 _str = pa.string()
 
@@ -65,13 +68,6 @@ def table_dir(run_dir: Path, name: str) -> Path:
     return Path(run_dir) / name
 
 
-def part_numbers(run_dir: Path, name: str) -> set[int]:
-    folder = table_dir(run_dir, name)
-    if not folder.is_dir():
-        return set()
-    return {int(m.group(1)) for p in folder.iterdir() if (m := PART.match(p.name))}
-
-
 def part_path(run_dir: Path, name: str, number: int) -> Path:
     return table_dir(run_dir, name) / f"part-{number:06d}.parquet"
 
@@ -106,8 +102,8 @@ def read_table(run_dir: str | Path, name: str, columns: list[str] | None = None)
     if name not in SCHEMAS:
         raise ValueError(f"no table {name!r} (tables: {', '.join(TABLES)})")
     run_dir = Path(run_dir)
+    check_run_dir(run_dir)
     parts = [part_path(run_dir, name, n) for n in committed_parts(run_dir)]
-    parts = [p for p in parts if p.exists()]
     schema = SCHEMAS[name]
     if columns is not None:
         schema = pa.schema([schema.field(c) for c in columns])
@@ -119,6 +115,30 @@ def read_table(run_dir: str | Path, name: str, columns: list[str] | None = None)
 def done_game_ids(run_dir: str | Path) -> set[str]:
     """The ids of the games a run has recorded."""
     return set(read_table(run_dir, "games", ["game_id"]).column("game_id").to_pylist())
+
+
+def new_run_id(name: str) -> str:
+    """A run id no other run shares: the league's name, the UTC time and a random suffix."""
+    return f"{name}-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def run_id_of(run_dir: str | Path) -> str | None:
+    """The folder's run id: its ``run.json``, else (a folder from before run ids were unique) the
+    one its records hold; None for a folder with neither."""
+    saved = saved_run_id(run_dir)
+    if saved is not None:
+        return saved
+    for n in committed_parts(Path(run_dir)):
+        ids = pq.read_table(part_path(Path(run_dir), "games", n), columns=["run_id"]).column("run_id")
+        if len(ids):
+            return ids[0].as_py()
+    return None
+
+
+def save_run_id(run_dir: Path, run_id: str) -> None:
+    tmp = run_dir / f".{RUN_FILE}.tmp"
+    tmp.write_text(json.dumps({"run_id": run_id}) + "\n", encoding="utf-8")
+    os.replace(tmp, run_dir / RUN_FILE)
 
 
 class PartWriter:
@@ -135,11 +155,16 @@ class PartWriter:
         """Write one part of every table (lists of Arrow tables are concatenated); return its number."""
         number = self.next_part
         self.next_part += 1
-        for name in WRITE_ORDER:
-            parts = list(tables.get(name, ()))
-            table = pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table()
-            final = part_path(self.run_dir, name, number)
-            tmp = final.with_name(f".{final.name}.tmp")
-            pq.write_table(table, tmp)
-            os.replace(tmp, final)
+        write_part(self.run_dir, number, tables)
         return number
+
+
+def write_part(run_dir: Path, number: int, tables: dict[str, Iterable[pa.Table]]) -> None:
+    """Write part ``number`` of every table: each to a temporary name, renamed, ``games`` last."""
+    for name in WRITE_ORDER:
+        parts = list(tables.get(name, ()))
+        table = pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table()
+        final = part_path(run_dir, name, number)
+        tmp = final.with_name(f".{final.name}.tmp")
+        pq.write_table(table, tmp)
+        os.replace(tmp, final)

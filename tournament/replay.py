@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from engine import GameState, new_game
 
-from .records import committed_parts, part_path
+from .records import check_run_dir, committed_parts, part_path
 
 
 def replay_game(variant: str, players: int, deals: Sequence[str],
@@ -45,6 +45,7 @@ def replay_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> 
     Reads one part at a time (a part of each table holds the same games), so memory stays small.
     """
     wanted = None if game_ids is None else _array(set(game_ids))
+    check_run_dir(run_dir)  # a damaged part: one error naming it (DamagedRecords)
     for number in committed_parts(Path(run_dir)):
         tables = {}
         for name, columns in (("games", ["game_id", "variant", "num_players"]),
@@ -130,6 +131,7 @@ def replay_steps(run_dir: str | Path, game_id: str) -> ReplayGame:
     run = Path(run_dir)
     if not run.is_dir():
         raise ValueError(f"{run}: no such run folder")
+    check_run_dir(run)
     parts = committed_parts(run)
     if not parts:
         raise ValueError(f"{run}: no recorded games (a run folder has games/, results/, moves/, rounds/)")

@@ -12,7 +12,7 @@ Faults: a worker process that dies is retried by Ray (``max_retries``); if Ray g
 (``WorkerCrashedError`` and kin) the driver resubmits the games, one per task, up to
 ``resubmits`` times, and a game that still kills its worker is recorded as an ``error``. A stop
 request (Ctrl-C, SIGTERM) ends the league cleanly: what is played is written, the rest is left
-to ``--resume``.
+to ``--resume``, which repairs a damaged run folder first (``tournament.repair``).
 """
 from __future__ import annotations
 
@@ -36,7 +36,9 @@ from engine import __version__ as ENGINE_VERSION
 
 from .backends import LeagueError, RayBackend, SerialBackend
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
-from .records import SCHEMAS, PartWriter, RecordBuffer, clean_orphans, done_game_ids, has_records
+from .records import (RUN_FILE, SCHEMAS, PartWriter, RecordBuffer, done_game_ids, has_records, new_run_id,
+                      run_id_of, save_run_id)
+from .repair import RepairReport, repair
 from .scheduler import GameSpec, schedule, series_id
 from .standings import BotStanding, Tally, league_standings, league_tally
 
@@ -80,6 +82,8 @@ class LeagueSummary:
     failures: dict[str, int] = field(default_factory=dict)  # termination -> games
     mlflow_run_id: str | None = None
     mlflow_error: str | None = None  # why logging to MLflow failed (``--resume`` tries again)
+    run_id: str = ""  # the run's id in its records (run.json)
+    repair: RepairReport | None = None  # what ``--resume`` mended in the folder first
 
     @property
     def recorded(self) -> int:
@@ -126,11 +130,9 @@ def _locked(run_dir: Path):
     run_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            raise LeagueError(f"{run_dir}: another driver (pid {other}) is writing this run") from None
+        other = _holder(fd)
+        if other is not None:
+            raise LeagueError(f"{run_dir}: another driver (pid {other}) is writing this run")
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
@@ -138,11 +140,45 @@ def _locked(run_dir: Path):
         os.close(fd)
 
 
-def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool) -> set[str]:
-    """Check the run folder against the config and return the ids of the games already recorded."""
+def _holder(fd: int) -> str | None:
+    """Lock ``fd`` for this process, or return the pid of the driver that holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+    return None
+
+
+def running_driver(run_dir: str | Path) -> str | None:
+    """The pid of the driver writing the run now, or None (the lock is free)."""
+    try:
+        fd = os.open(Path(run_dir) / LOCK_FILE, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        return _holder(fd)  # a lock taken here is released when fd closes
+    finally:
+        os.close(fd)
+
+
+def repair_run(run_dir: str | Path) -> RepairReport:
+    """``tournament.repair.repair`` under the run's lock (no driver may write meanwhile)."""
+    run_dir = Path(run_dir)
+    with _locked(run_dir):
+        return repair(run_dir)
+
+
+def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool,
+                    summary: LeagueSummary | None = None) -> set[str]:
+    """Check the run folder against the config and return the ids of the games already recorded.
+
+    Makes the run's id when the folder is new (or ``fresh``) and keeps it in ``run.json``; a
+    resume repairs the folder first (``tournament.repair``). Both go to ``summary`` if given.
+    """
     saved = run_dir / CONFIG_FILE
+    report = None
     if fresh:
-        for name in list(SCHEMAS) + [CONFIG_FILE, STANDINGS_FILE, "standings.json", "mlflow_run.txt"]:
+        for name in list(SCHEMAS) + [CONFIG_FILE, RUN_FILE, STANDINGS_FILE, "standings.json", "mlflow_run.txt"]:
             p = run_dir / name
             if p.is_dir():
                 shutil.rmtree(p)
@@ -154,11 +190,15 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
                               "--fresh to start it over, or choose another --out")
         if saved.exists():
             check_resumable(config, yaml.safe_load(saved.read_text(encoding="utf-8")), saved)
-        clean_orphans(run_dir)
+        report = repair(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id
+    save_run_id(run_dir, run_id)
     tmp = run_dir / f".{CONFIG_FILE}.tmp"
     tmp.write_text(config.to_yaml(), encoding="utf-8")
     os.replace(tmp, saved)
+    if summary is not None:
+        summary.run_id, summary.repair = run_id, report
     return done_game_ids(run_dir)
 
 
@@ -191,9 +231,9 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     run_dir = run_dir_of(config)
     started = time.perf_counter()
     with _locked(run_dir):
-        done = prepare_run_dir(config, run_dir, resume, fresh)
-        total = config.total_games
-        summary = LeagueSummary(run_dir, total, len(done), 0, False, 0.0)
+        summary = LeagueSummary(run_dir, config.total_games, 0, 0, False, 0.0)
+        done = prepare_run_dir(config, run_dir, resume, fresh, summary)
+        summary.done_before, total = len(done), config.total_games
         names = [b.name for b in config.bots]
         tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
         if len(done) < total:
@@ -216,7 +256,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
 
 def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written):
     cfg = config.to_dict()
-    run_id = config.name
+    run_id = summary.run_id
     workers = config.ray.workers
     if workers == 0:
         backend = SerialBackend(cfg, run_id)
