@@ -95,8 +95,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         from tournament.tracking import tracking_uri
         console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
                       f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
-    forfeited = [f"{r.bot} ({r.faults:,} of {r.games:,})" for r in summary.standings
-                 if r.games and r.faults >= r.games]
+    forfeited = [f"{bot} ({games:,} of {games:,})" for bot, games in summary.forfeited]
     if forfeited:
         fail(f"{'a bot' if len(forfeited) == 1 else 'bots'} forfeited every game: {', '.join(forfeited)}; "
              "the records are complete, see their error column (azul league status, azul replay)")

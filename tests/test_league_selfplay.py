@@ -215,3 +215,22 @@ def test_standings_leave_out_the_self_games(played):
     table = standings(records["results"], records["games"])
     assert dict(zip(table["bot"], table["games"])) == {"greedy": 12, "r": 12, "s": 12}
     assert sum(r.wins for r in summary.standings) == 18  # one winner a mixed game (no shared ranks here)
+
+
+def test_faults_in_self_play_games_do_not_make_a_bot_look_like_it_forfeited_everything():
+    from tournament.standings import Tally
+
+    tally = Tally(["a", "b"])
+    tally.add_game(["a", "b"], [10, 5], [1, 2], "normal", None)
+    tally.add_game(["a", "a"], [3, 4], [2, 1], "error", 0)
+    tally.add_game(["a", "a"], [3, 4], [1, 2], "error", 1)
+    tally.add_game(["b", "b"], [0, 0], [1, 1], "error", 0)
+    assert tally.standings()[0].faults >= tally.standings()[0].games or tally.faults["a"] == 2
+    assert tally.forfeited_every_game() == []  # a played one game cleanly; b one self game of two
+    tally.add_game(["a", "b"], [0, 9], [2, 1], "timeout", 0)
+    tally.add_game(["b", "b"], [0, 0], [1, 1], "error", 1)
+    assert tally.forfeited_every_game() == []
+    lone = Tally(["c", "d"])
+    lone.add_game(["c", "d"], [0, 0], [2, 1], "error", 0)
+    lone.add_game(["c", "c"], [0, 0], [2, 1], "error", 1)
+    assert lone.forfeited_every_game() == [("c", 2)]

@@ -80,6 +80,7 @@ class LeagueSummary:
     play_s: float = 0.0  # seconds spent playing (without starting Ray or the final standings)
     standings: list[BotStanding] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=dict)  # termination -> games
+    forfeited: list[tuple[str, int]] = field(default_factory=list)  # (bot, games): every one forfeited
     mlflow_run_id: str | None = None
     mlflow_error: str | None = None  # why logging to MLflow failed (``--resume`` tries again)
     run_id: str = ""  # the run's id in its records (run.json)
@@ -242,6 +243,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         standings, tally = league_standings(run_dir, names)
         summary.standings = standings
         summary.failures = dict(tally.failures)
+        summary.forfeited = tally.forfeited_every_game()
         summary.elapsed_s = time.perf_counter() - started
         if summary.complete:
             _write_standings(run_dir, standings)

@@ -42,6 +42,7 @@ class Tally:
         self.share = defaultdict(float)
         self.rank_sum = defaultdict(float)
         self.faults = defaultdict(int)
+        self.seated = defaultdict(int)  # games the bot took part in, its self-play games included
         self.failures: dict[str, int] = defaultdict(int)  # termination -> games
         self.total = 0
 
@@ -52,6 +53,8 @@ class Tally:
         self.total += 1
         if termination != "normal":
             self.failures[termination] += 1
+        for name in set(names):
+            self.seated[name] += 1
         if len(set(names)) == 1:
             if fault_seat is not None:
                 self.faults[names[0]] += 1
@@ -89,6 +92,10 @@ class Tally:
             return None
         best = max(played, key=lambda b: (self.wins[b] / self.games[b], self.share[b] / self.games[b]))
         return best, self.wins[best] / self.games[best]
+
+    def forfeited_every_game(self) -> list[tuple[str, int]]:
+        """(bot, games) of every bot that forfeited each game it took part in."""
+        return [(b, self.seated[b]) for b in self.bots if self.seated[b] and self.faults[b] >= self.seated[b]]
 
     def standings(self, ratings: dict[str, float] | None = None) -> list[BotStanding]:
         """One row per bot, best first (by ``ratings``, then win rate)."""
