@@ -275,11 +275,12 @@ class Decision:
 
 
 def decide(cells, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0.05,
-           model: str = "normalized", max_pairs: int | None = None) -> Decision:
+           model: str = "normalized", max_pairs: int | None = None, start: int = 0) -> Decision:
     """Run the test on pairs in their order (``cells``: each pair's pentanomial cell, 0..4):
     stop at the first pair after which the LLR leaves the bounds. ``undecided`` when the pairs
     (or ``max_pairs`` of them) run out first. The same pairs in the same order give the same
-    decision, however they were played."""
+    decision, however they were played. ``start``: the first ``start`` pairs are known to stay
+    inside the bounds (an earlier call said so), so only the later ones are checked."""
     lower, upper = bounds(alpha, beta)
     check_hypotheses(elo0, elo1, model)
     cells = np.asarray(cells, dtype=np.int64).reshape(-1)
@@ -290,9 +291,10 @@ def decide(cells, elo0: float, elo1: float, alpha: float = 0.05, beta: float = 0
     if cells.size == 0:
         return Decision("undecided", 0, 0.0, (0, 0, 0, 0, 0))
     cumulative = np.cumsum(np.eye(5, dtype=np.int64)[cells], axis=0)
-    values = llr_many(cumulative, elo0, elo1, model)
+    start = min(max(start, 0), len(cells) - 1)
+    values = llr_many(cumulative[start:], elo0, elo1, model)
     out = np.flatnonzero((values >= upper) | (values <= lower))
-    at = int(out[0]) if out.size else len(cells) - 1
-    value = float(values[at])
+    at = start + (int(out[0]) if out.size else len(values) - 1)
+    value = float(values[at - start])
     return Decision(verdict(value, lower, upper), at + 1, value,
                     tuple(int(c) for c in cumulative[at]))
