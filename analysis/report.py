@@ -22,6 +22,7 @@ import polars as pl
 from . import plots, stats
 from .ratings import rate_by_players
 from .records import _run_dirs, read_records
+from .sprt_run import sprt_html, sprt_result
 
 FILES = ("report.html", "elo.csv", "summary.md")
 OPENING_ROWS = 20  # rows of the openings table shown
@@ -44,6 +45,7 @@ class Report:
     marker_timing: pl.DataFrame | None = None
     marker_effect: pl.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
+    sprt: list = field(default_factory=list)  # analysis.sprt_run.SprtResult of the SPRT runs
     figures: dict[str, str] = field(default_factory=dict)
 
 
@@ -93,6 +95,7 @@ def collect(run_dirs: str | Path | Iterable[str | Path], *, bootstrap: int = 200
         report.crosstable = stats.crosstable(results, games)
     _strategy(dirs, report)
     _figures(report, results)
+    report.sprt = [r for r in map(sprt_result, dirs) if r is not None]
     return report
 
 
@@ -312,6 +315,7 @@ def render_html(report: Report) -> str:
         f"<p><strong>{_e(headline(report))}</strong></p></header>",
     ]
     body += [f'<p class="note">note: {_e(n)}</p>' for n in report.notes]
+    body += sprt_html(report.sprt)
     body += ["<h2>Ratings</h2>", ("<p>Elo points, the mean bot at 0; 95% intervals from a "
                                   "bootstrap over deals.</p>"), *_ratings_html(report)]
     body += ["<h2>Standings</h2>", _html_table(report.standings, {

@@ -12,7 +12,7 @@ import typer
 
 from engine import __version__ as ENGINE_VERSION
 
-from . import league, play, positions, ratings, replay, report, series, strategy
+from . import league, play, positions, ratings, replay, report, series, sprt, strategy
 
 app = typer.Typer(
     name="azul",
@@ -43,6 +43,6 @@ def main(
 # ---------------------------------------------------------------- the commands, in help order
 for command in (positions.show, positions.moves, positions.selfplay, positions.analyze, play.play,
                 series.series, replay.replay, ratings.elo, report.report, strategy.openings,
-                strategy.marker, ratings.standings):
+                strategy.marker, ratings.standings, sprt.sprt):
     app.command()(command)
 app.add_typer(league.app, name="league")

@@ -221,13 +221,17 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
-               resubmits: int = 2, on_written: Callable[[int], None] | None = None) -> LeagueSummary:
+               resubmits: int = 2, on_written: Callable[[int], None] | None = None,
+               on_games: Callable[[dict[str, pa.Table]], bool] | None = None) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
     is called when play starts and after each batch of games (None or False: not at all);
     the library prints nothing. ``on_written(games)`` is called after each part file is written
-    (tests use it to stop a league halfway).
+    (tests use it to stop a league halfway). ``on_games(tables)`` is called with the records of
+    each batch of games as they are accepted (before they are written); when it returns True the
+    league stops as it would on a stop request, without counting as interrupted (an SPRT that
+    has its answer: tournament/sprt.py).
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
@@ -239,7 +243,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
         if len(done) < total:
             _play(config, run_dir, done, summary, tally, progress or None, task_retries, resubmits,
-                  on_written)
+                  on_written, on_games)
         standings, tally = league_standings(run_dir, names)
         summary.standings = standings
         summary.failures = dict(tally.failures)
@@ -256,7 +260,8 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         return summary
 
 
-def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written):
+def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written,
+          on_games=None):
     cfg = config.to_dict()
     run_id = summary.run_id
     workers = config.ray.workers
@@ -276,11 +281,11 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
     retry: list[tuple[list[GameSpec], int]] = []
     stop = _Stop()
     report = _Reporter(config.name, summary, tally, play_start, progress)
-    exhausted = False
+    exhausted = answered = False
     try:
         with stop.installed():
             report()
-            while not stop.requested:
+            while not (stop.requested or answered):
                 while len(in_flight) < backend.max_in_flight and (retry or not exhausted):
                     if retry:
                         batch, attempt = retry.pop()
@@ -299,12 +304,14 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
                     except getattr(backend, "crash_errors", ()) as exc:
                         for tables in _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id):
                             _accept(tables, done, writer, tally, summary, sizer)
+                            answered = answered or bool(on_games and on_games(tables))
                         report()
                         continue
                     except getattr(backend, "task_error", ()) as exc:
                         raise LeagueError(f"a worker failed playing {batch[0].game_id}..: "
                                           f"{getattr(exc, 'cause', None) or exc}") from None
                     _accept(tables, done, writer, tally, summary, sizer)
+                    answered = answered or bool(on_games and on_games(tables))
                     report()
                 writer.maybe_flush()
             if stop.requested:

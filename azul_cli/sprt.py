@@ -1,0 +1,174 @@
+"""``azul sprt``: an A/B test of two bots on paired deals that stops when the answer is known
+(docs/sprt.md). ``tournament.sprt.run_sprt`` plays; this module draws the progress line and the
+verdict.
+"""
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+from rich.console import Console
+
+from .common import Variant, fail
+from .league import AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt
+
+if TYPE_CHECKING:
+    from tournament.sprt import SprtOutcome, SprtProgress
+
+
+class Model(str, Enum):
+    normalized = "normalized"
+    logistic = "logistic"
+
+
+class SprtFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+BotOpt = Annotated[Optional[list[str]], typer.Option(
+    "--bot", metavar="SPEC", help="A bot spec, TYPE:key=value,... (bots.spec): give it twice, the new "
+    "bot first, then the base.", show_default=False)]
+ConfigOpt = Annotated[Optional[Path], typer.Option(
+    "--config", metavar="FILE", help="An SPRT config (YAML): the same fields by name, bots as a list of "
+    "two specs; options given on the command line win.", show_default=False)]
+
+
+def sprt(bot: BotOpt = None, config: ConfigOpt = None,
+         elo0: Annotated[Optional[float], typer.Option(help="H0: the new bot is this much stronger "
+                                                      "(default 0).", show_default=False)] = None,
+         elo1: Annotated[Optional[float], typer.Option(help="H1: the new bot is this much stronger "
+                                                      "(default 5).", show_default=False)] = None,
+         alpha: Annotated[Optional[float], typer.Option(help="The chance of accepting H1 when H0 "
+                                                       "holds (default 0.05).", show_default=False)] = None,
+         beta: Annotated[Optional[float], typer.Option(help="The chance of accepting H0 when H1 "
+                                                      "holds (default 0.05).", show_default=False)] = None,
+         model: Annotated[Optional[Model], typer.Option(help="Elo of elo0/elo1: normalized (default) or "
+                                                       "logistic.", show_default=False)] = None,
+         variant: Annotated[Optional[Variant], typer.Option(
+             case_sensitive=False, help="Wall variant (default colored).", show_default=False)] = None,
+         max_pairs: Annotated[Optional[int], typer.Option(
+             "--max-pairs", metavar="N", min=1, help="Stop undecided after N pairs (default 10000).",
+             show_default=False)] = None,
+         out: Annotated[Optional[Path], typer.Option(
+             "--out", metavar="DIR", help="Folder for the run (records go to DIR/<name>/; default runs).",
+             show_default=False)] = None,
+         name: Annotated[Optional[str], typer.Option(help="The run's name (default sprt).",
+                                                     show_default=False)] = None,
+         seed: Annotated[Optional[int], typer.Option(min=0, help="The league seed: the deals and the "
+                                                     "bots' seeds (default 0).", show_default=False)] = None,
+         bot_seed: Annotated[Optional[list[int]], typer.Option(
+             "--bot-seed", metavar="N", min=0, help="The bots' seeds, twice (default: from --seed).",
+             show_default=False)] = None,
+         resume: Annotated[bool, typer.Option(
+             "--resume", help="Go on with a stopped test: the decision is recomputed from its records.")] = False,
+         address: AddressOpt = None, workers: WorkersOpt = None, no_mlflow: NoMlflowOpt = False,
+         quiet: QuietOpt = False,
+         format: Annotated[SprtFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
+         = SprtFormat.table) -> None:
+    """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
+    from tournament.backends import LeagueError
+    from tournament.sprt import SprtSettings, load_sprt_file, run_sprt
+
+    fields: dict = {}
+    if config is not None:
+        try:
+            fields = load_sprt_file(config)
+        except ValueError as exc:
+            fail(str(exc))
+    if bot:
+        if len(bot) != 2:
+            fail(f"--bot: give two bots, the new one then the base, not {len(bot)}")
+        fields["new"], fields["base"] = bot
+    if "new" not in fields:
+        fail("--bot: give two bots (--bot NEW --bot BASE), or a --config with bots")
+    if bot_seed:
+        if len(bot_seed) != 2:
+            fail(f"--bot-seed: give two seeds, one per bot, not {len(bot_seed)}")
+        fields["seeds"] = tuple(bot_seed)
+    options = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "max_pairs": max_pairs,
+               "model": model.value if model else None, "variant": variant.value if variant else None,
+               "out": str(out) if out is not None else None, "name": name, "seed": seed,
+               "workers": workers, "address": address, "mlflow": False if no_mlflow else None}
+    fields.update({k: v for k, v in options.items() if v is not None})
+    try:
+        settings = SprtSettings(**fields)
+        settings.check()
+        settings.league()
+    except (TypeError, ValueError) as exc:
+        fail(str(exc))
+    console = Console(highlight=False, stderr=format is SprtFormat.json)
+    new, base = settings.bot_names()
+    if format is SprtFormat.table:
+        console.print(f"sprt {new} against {base}: H0 elo {settings.elo0:g} against H1 elo "
+                      f"{settings.elo1:g} ({settings.model}), alpha {settings.alpha:g}, beta "
+                      f"{settings.beta:g}, at most {settings.max_pairs:,} pairs", soft_wrap=True)
+    line = ProgressLine(console, enabled=not quiet)
+    try:
+        with line:
+            outcome = run_sprt(settings, resume=resume, progress=line.update)
+    except LeagueError as exc:
+        fail(str(exc))
+    if format is SprtFormat.json:
+        typer.echo(json.dumps({**outcome.result.as_dict(), "run_dir": str(outcome.run_dir),
+                               "seconds": round(outcome.seconds, 2)}))
+    else:
+        _verdict(console, outcome)
+    if outcome.interrupted:
+        console.print(f"stopped: the same command with --resume goes on ({outcome.run_dir})",
+                      soft_wrap=True)
+        raise typer.Exit(130)
+    if outcome.mlflow_error:
+        console.print(f"warning: the test is not in MLflow ({outcome.mlflow_error})", soft_wrap=True)
+
+
+def progress_text(p: SprtProgress) -> str:
+    """One line: pairs, pentanomial, LLR against its bounds, the Elo estimate."""
+    e = p.estimate
+    return (f"{p.pairs:,}/{p.max_pairs:,} pairs  {list(p.pentanomial)}  LLR {p.llr:+.2f} "
+            f"[{p.lower:.2f}, {p.upper:.2f}]  elo {e.elo:+.1f} ({e.low:+.1f}, {e.high:+.1f})  "
+            f"{p.games:,} games  {p.seconds:.0f} s")
+
+
+class ProgressLine:
+    """The live line of a running test (rich's transient status, on a terminal only)."""
+
+    def __init__(self, console: Console, enabled: bool = True):
+        self.console, self.enabled = console, enabled and console.is_terminal
+        self.status = None
+
+    def update(self, p: SprtProgress) -> None:
+        if not self.enabled:
+            return
+        if self.status is None:
+            self.status = self.console.status(progress_text(p))
+            self.status.start()
+        else:
+            self.status.update(progress_text(p))
+
+    def __enter__(self) -> ProgressLine:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+
+def _verdict(console: Console, outcome: SprtOutcome) -> None:
+    r = outcome.result.as_dict()
+    meaning = {"H1": "accept H1: the new bot is stronger by elo1 rather than elo0",
+               "H0": "accept H0: the new bot is not stronger by elo1",
+               "undecided": "undecided: the pairs ran out before the test had its answer"}[r["verdict"]]
+    console.print(f"verdict: {r['verdict']} ({meaning})", soft_wrap=True)
+    console.print(f"LLR {r['llr']:+.3f} in [{r['lower']:.3f}, {r['upper']:.3f}] after {r['pairs']:,} "
+                  f"pairs; pentanomial {r['pentanomial']} (pairs scoring 0, 1/2, 1, 3/2, 2)", soft_wrap=True)
+    elo = "n/a" if r["elo"] is None else f"{r['elo']:+.1f} ({r['model']}), 95% {r['elo_low']:+.1f} to {r['elo_high']:+.1f}"
+    console.print(f"elo {elo}; LOS {r['los']:.1%}", soft_wrap=True)
+    console.print(f"{r['games']:,} games recorded ({outcome.played:,} by this run) in "
+                  f"{outcome.seconds:.1f} s; records: {outcome.run_dir}", soft_wrap=True)
+    if r["pairs_after"]:
+        console.print(f"{r['pairs_after']:,} more pairs finished but were not counted (after the "
+                      f"decision or beyond a missing pair): {r['pentanomial_after']}", soft_wrap=True)
