@@ -1,15 +1,30 @@
-"""Engine speed on one core: the compiled playout loop, the Python API, and the reference oracle.
+"""Engine speed on one core: the compiled playout loop, the Python API, MCTS, and the reference oracle.
 
-    python benchmarks/bench_engine.py            # about 30 s
-    python benchmarks/bench_engine.py --quick    # about 5 s
+    python benchmarks/bench_engine.py                          # about 40 s
+    python benchmarks/bench_engine.py --quick                  # about 8 s
+    python benchmarks/bench_engine.py --compare-with 79636ae   # also: this core against the core of a
+                                                         # git revision (or a folder holding one
+                                                         # built), timed alternately, as ratios
+    python benchmarks/bench_engine.py --stats 1000000          # also: random_playouts' statistics
+                                                         # against the pinned uniform-random figures
 
-Every figure comes from one run on one core, so the ratios compare like with like.
+Every figure comes from one run on one core, so the ratios compare like with like. Times are
+this process's CPU time (time.process_time): on a machine shared with other work, wall-clock
+time counts the moments the process waited for a core. Pin the run to a core on a busy machine
+(taskset -c 1 python benchmarks/bench_engine.py ...).
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import math
+import os
 import random
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,14 +35,33 @@ from engine import new_game, random_playouts  # noqa: E402
 from engine import reference as ref  # noqa: E402
 
 
+SETUPS = [(2, "colored"), (3, "colored"), (4, "colored"), (2, "gray")]
+
+# Uniform random 2-player games on the coloured wall (2,000,000 games of the core at 79636ae):
+# plies per game, rounds per game and final points per player. --stats checks the current
+# random_playouts against them.
+PINNED = {"moves": 70.341, "rounds": 6.597, "points": 2.957}
+PINNED_GAMES = 2_000_000
+
+
+def timed(run) -> tuple[float, object]:
+    start = time.process_time()
+    result = run()
+    return time.process_time() - start, result
+
+
 def best_of(repeats: int, run) -> tuple[float, dict]:
     """The fastest of a few runs (the least disturbed by whatever else the machine is doing)."""
-    best, result = float("inf"), None
+    times, result = runs_of(repeats, run)
+    return min(times), result
+
+
+def runs_of(repeats: int, run) -> tuple[list[float], object]:
+    times, result = [], None
     for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        seconds, result = timed(run)
+        times.append(seconds)
+    return times, result
 
 
 def api_games(games: int, players: int, seed: int) -> int:
@@ -77,39 +111,165 @@ def _draw(pos: dict, rng: random.Random) -> list[str]:
     return factories
 
 
+def load_core(where: str):
+    """The `_core` module of a git revision (built once into a cache folder, renamed so it can be
+    imported beside this checkout's engine._core) or of a folder that holds one built."""
+    folder = Path(where)
+    if not folder.is_dir():
+        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", where], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        folder = Path(tempfile.gettempdir()) / f"azul-core-{rev}"
+        name = f"_core_{rev}"
+        if not list(folder.glob(f"{name}.*.so")) and not list(folder.glob(f"{name}.*.pyd")):
+            build_core(rev, folder, name)
+    found = sorted(folder.glob("_core*.so")) + sorted(folder.glob("_core*.pyd"))
+    if not found:
+        raise SystemExit(f"no built _core module in {folder}")
+    name = found[0].name.split(".")[0]
+    spec = importlib.util.spec_from_file_location(name, found[0])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def build_core(rev: str, folder: Path, name: str) -> None:
+    """Build engine/_core.pyx (and its .pxd) of `rev` as the extension module `name` in `folder`."""
+    print(f"building the core of {rev} into {folder} ...", flush=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    for ext in ("pyx", "pxd"):
+        text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:engine/_core.{ext}"], check=True,
+                              capture_output=True, text=True).stdout
+        (folder / f"{name}.{ext}").write_text(text)
+    setup = (f"from Cython.Build import cythonize\nfrom setuptools import Extension, setup\n"
+             f"setup(ext_modules=cythonize([Extension({name!r}, [{name + '.pyx'!r}], "
+             f"extra_compile_args=['-O3', '-funroll-loops'])], language_level=3, quiet=True))\n")
+    (folder / "setup.py").write_text(setup)
+    subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=folder, check=True,
+                   capture_output=True)
+    shutil.rmtree(folder / "build", ignore_errors=True)
+
+
+def compare(other, label: str, games: int, repeats: int) -> None:
+    """This core against `other`, the two timed alternately on the same games, per setup."""
+    print(f"\nthis core against {label}: {repeats} runs of {games:,} games each, alternating")
+    print(f"{'setup':14} {'this games/s':>13} {label + ' games/s':>16} {'x best':>7} {'x median':>9}")
+    for players, variant in SETUPS:
+        mine, theirs = [], []
+        for rep in range(repeats):
+            for run, times in ((random_playouts, mine), (other.random_playouts, theirs)):
+                seconds, _ = timed(lambda: run(games, players=players, variant=variant, seed=rep))
+                times.append(seconds)
+        print(f"{f'{players}p {variant}':14} {games / min(mine):13,.0f} {games / min(theirs):16,.0f} "
+              f"{min(theirs) / min(mine):7.3f} {statistics.median(theirs) / statistics.median(mine):9.3f}")
+
+
+def playout_statistics(run, games: int, batch: int = 2_000, seed: int = 12345) -> dict:
+    """Means and standard errors of plies, rounds and points per player per 2p coloured game,
+    from the means of independent batches (random_playouts returns only totals)."""
+    per = {"moves": [], "rounds": [], "points": []}
+    for b in range(max(1, games // batch)):
+        t = run(batch, players=2, variant="colored", seed=seed + b)
+        per["moves"].append(t["moves"] / batch)
+        per["rounds"].append(t["rounds"] / batch)
+        per["points"].append(t["score"] / (2 * batch))
+    n = len(per["moves"])
+    return {k: (statistics.fmean(v), statistics.stdev(v) / math.sqrt(n) if n > 1 else float("nan"), n * batch)
+            for k, v in per.items()}
+
+
+def show_statistics(games: int, other=None, label: str = "") -> bool:
+    """random_playouts against the pinned figures (and against `other` when given): z-scores with
+    the standard errors of both sides (the pinned figures' own error scaled from this sample)."""
+    print(f"\nuniform random 2p coloured games: this core ({games:,} games) against the pinned figures "
+          f"({PINNED_GAMES:,} games)")
+    mine = playout_statistics(random_playouts, games)
+    theirs = playout_statistics(other.random_playouts, games, seed=777) if other else None
+    ok = True
+    head = f"{'figure':8} {'this core':>10} {'SE':>7} {'pinned':>8} {'z':>6}"
+    print(head + (f" {label:>10} {'SE':>7} {'z (this - it)':>14}" if other else ""))
+    for key, (mean, se, n) in mine.items():
+        pinned_se = se * math.sqrt(n / PINNED_GAMES)
+        z = (mean - PINNED[key]) / math.hypot(se, pinned_se)
+        ok &= abs(z) < 3
+        line = f"{key:8} {mean:10.4f} {se:7.4f} {PINNED[key]:8.3f} {z:6.2f}"
+        if theirs:
+            m2, se2, _ = theirs[key]
+            z2 = (mean - m2) / math.hypot(se, se2)
+            ok &= abs(z2) < 3
+            line += f" {m2:10.4f} {se2:7.4f} {z2:14.2f}"
+        print(line)
+    print(f"within 3 standard errors: {'yes' if ok else 'NO'} (the pinned figures round to 3 decimals)")
+    return ok
+
+
+def mcts_rates(iterations: int, repeats: int) -> dict:
+    """MCTS iterations per second from the opening, default settings and random rollouts."""
+    import bots.mcts  # noqa: F401  (registers "mcts")
+    from bots import make_bot
+
+    state = new_game(2, seed=2024)
+    rates = {}
+    for label, params in (("default", {}), ("rollout=random, cutoff=game", {"rollout": "random", "cutoff": "game"})):
+        bot = make_bot("mcts", seed=1, iterations=iterations, **params)
+        bot.act(state)                   # grow the node pool once
+        seconds, _ = best_of(repeats, lambda: bot.act(state))
+        rates[label] = iterations / seconds
+    return rates
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer games, for a fast look")
+    parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (default 5)")
+    parser.add_argument("--compare-with", metavar="REV_OR_DIR",
+                        help="also time the core of this git revision (or of a folder holding a built "
+                             "_core*.so) alternately with this one")
+    parser.add_argument("--stats", type=int, metavar="GAMES", nargs="?", const=1_000_000,
+                        help="also check random_playouts' statistics over GAMES games (default 1,000,000)")
     args = parser.parse_args()
     scale = 0.2 if args.quick else 1.0
     playout_games = int(300_000 * scale)
+    repeats = 2 if args.quick else args.repeats
+    other = load_core(args.compare_with) if args.compare_with else None
+    label = args.compare_with if args.compare_with and not Path(args.compare_with).is_dir() else "other"
 
-    print(f"{'what':44} {'games/s':>12} {'moves/s':>14} {'moves/game':>11} {'rounds/game':>12}")
+    print(f"{'what':40} {'best games/s':>13} {'median':>10} {'moves/s':>13} {'moves/game':>11} {'rounds/game':>12}")
     core_2p = None
-    for players, variant in [(2, "colored"), (3, "colored"), (4, "colored"), (2, "gray")]:
-        seconds, totals = best_of(3, lambda: random_playouts(playout_games, players=players,
-                                                             variant=variant, seed=1))
-        rate = totals["games"] / seconds
+    for players, variant in SETUPS:
+        times, totals = runs_of(repeats, lambda: random_playouts(playout_games, players=players,
+                                                                 variant=variant, seed=1))
+        rate = totals["games"] / min(times)
         if (players, variant) == (2, "colored"):
             core_2p = rate
-        print(f"{f'core random_playouts, {players}p {variant}':44} {rate:12,.0f} "
-              f"{totals['moves'] / seconds:14,.0f} {totals['moves'] / totals['games']:11.2f} "
-              f"{totals['rounds'] / totals['games']:12.2f}")
+        print(f"{f'core random_playouts, {players}p {variant}':40} {rate:13,.0f} "
+              f"{totals['games'] / statistics.median(times):10,.0f} {totals['moves'] / min(times):13,.0f} "
+              f"{totals['moves'] / totals['games']:11.2f} {totals['rounds'] / totals['games']:12.2f}")
 
     api_n = int(2_000 * scale)
     seconds, moves = best_of(3, lambda: api_games(api_n, 2, seed=1))
     api_rate = api_n / seconds
-    print(f"{'Python API (legal_moves + play), 2p colored':44} {api_rate:12,.0f} {moves / seconds:14,.0f}")
+    print(f"{'Python API (legal_moves + play), 2p colored':40} {api_rate:13,.0f} {'':10} {moves / seconds:13,.0f}")
 
     ref_n = int(100 * scale) or 20
     seconds, moves = best_of(1, lambda: reference_games(ref_n, 2, seed=1))
     ref_rate = ref_n / seconds
-    print(f"{'reference engine (pure Python), 2p colored':44} {ref_rate:12,.0f} {moves / seconds:14,.0f}")
+    print(f"{'reference engine (pure Python), 2p colored':40} {ref_rate:13,.0f} {'':10} {moves / seconds:13,.0f}")
+
+    iterations = 1_000 if args.quick else 5_000
+    print(f"\nMCTS iterations/s from the opening ({iterations:,} per search, best of {repeats}):")
+    for what, rate in mcts_rates(iterations, repeats).items():
+        print(f"  {what:36} {rate:10,.0f}")
 
     print()
     print(f"core loop / reference:  {core_2p / ref_rate:10,.0f} x")
     print(f"Python API / reference: {api_rate / ref_rate:10,.1f} x")
     print(f"targets: core loop >= 150,000 games/s ({core_2p:,.0f}); Python API >= 2,000 games/s ({api_rate:,.0f})")
+
+    if other is not None:
+        compare(other, label, int(100_000 * scale), max(repeats, 5))
+    if args.stats:
+        if not show_statistics(args.stats, other, label):
+            sys.exit(1)
 
 
 if __name__ == "__main__":

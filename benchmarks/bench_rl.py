@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-# Keep this folder off the import path (benchmarks/engine.py would shadow the engine package).
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
 from engine.rl import pettingzoo_env, register_openspiel  # noqa: E402
 

@@ -19,6 +19,14 @@ cdef uint8_t POPCOUNT[1024]
 cdef uint8_t LOWEST[1024]
 # SPREAD[m]: bit c of the 5-bit mask m moved to bit 8*c (a 5x5 bit transpose, one row at a time).
 cdef uint64_t SPREAD[32]
+# SELECT[m][k]: index of the k-th lowest set bit of a 10-bit mask (k < POPCOUNT[m]). Random play
+# picks "the k-th source holding a colour" and "the k-th destination taking it" with k random: a
+# loop clearing k low bits has a random trip count, and so a mispredicted exit on nearly every
+# move; one load from this 10 KB table has no branch at all.
+cdef uint8_t SELECT[1024][10]
+# DIVMOD[w][r] = (r // w) << 3 | r % w for w in 1..6, r < 60: splits one draw over the
+# (source, destination) pairs of a colour (w destinations each) into both without a division.
+cdef uint8_t DIVMOD[7][64]
 
 cdef void _init_tables() noexcept:
     cdef int m, p, lo, hi
@@ -29,6 +37,15 @@ cdef void _init_tables() noexcept:
             if (m >> p) & 1:
                 POPCOUNT[m] += 1
                 LOWEST[m] = p
+        memset(SELECT[m], 0, 10)
+        lo = 0
+        for p in range(10):
+            if (m >> p) & 1:
+                SELECT[m][lo] = p
+                lo += 1
+    for hi in range(7):
+        for m in range(64):
+            DIVMOD[hi][m] = ((m // hi) << 3 | m % hi) if hi else 0
     for m in range(32):
         SPREAD[m] = 0
         for p in range(5):
@@ -48,6 +65,11 @@ cdef void _init_tables() noexcept:
             RUN[m][p] = hi - lo + 1
 
 _init_tables()
+
+cdef Board _layout
+# floor_push's one-word view of the floor (see above) needs this layout of Board.
+if <char*>&_layout.floor_n - <char*>&_layout.floor[0] != 7 or (<char*>&_layout.floor[0] - <char*>&_layout) % 8:
+    raise ImportError("engine._core: Board.floor and floor_n are not one aligned 8-byte word")
 
 # Error codes of check_move; engine/state.py turns them into messages.
 ERRORS = {
@@ -69,6 +91,52 @@ cdef uint64_t rng_next(Rng* r) noexcept nogil:
 
 cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil:
     return <uint32_t>(((rng_next(r) >> 32) * n) >> 32)
+
+# The playout generator: wyrand (one 64x64->128-bit multiply per number, against splitmix64's two
+# multiplies and three shifts), used only inside random_playouts, whose results are statistics.
+# Everything seeded that a caller can observe move by move (deal(seed=...), bots' random_move,
+# MCTS rollouts) keeps rng_next above, so records and pinned games do not change.
+cdef extern from *:
+    """
+    static inline uint64_t azul_wyrand(uint64_t *s) {
+        *s += 0xa0761d6478bd642fULL;
+        __uint128_t t = (__uint128_t)*s * (*s ^ 0xe7037ed1a0b428dbULL);
+        return (uint64_t)(t >> 64) ^ (uint64_t)t;
+    }
+    """
+    uint64_t azul_wyrand(uint64_t* s) noexcept nogil
+
+# Several draws from one 64-bit number (deal_playout: the four tiles of a factory): the product
+# bits * n is draw * 2**64 + rest, and rest, uniform on 0..2**64-1 up to a bias below n / 2**64,
+# is the next draw's bits. After four draws from at most 100 tiles the bias is under 1e-11.
+cdef extern from *:
+    """
+    static inline uint32_t azul_draw(uint64_t *bits, uint32_t n) {
+        __uint128_t t = (__uint128_t)*bits * n;
+        *bits = (uint64_t)t;
+        return (uint32_t)(t >> 64);
+    }
+    """
+    uint32_t azul_draw(uint64_t* bits, uint32_t n) noexcept nogil
+
+# Board.floor[7] and Board.floor_n sit in one aligned 8-byte word (byte 7 is floor_n): floor_push
+# updates both with one load and one store, no loop and no branch. Two byte stores followed by a
+# wide load of the same word would stall store forwarding, so every floor write goes through it.
+cdef extern from *:
+    """
+    #include <string.h>
+    #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    #error "engine/_core.pyx: floor_push assumes a little-endian machine"
+    #endif
+    static inline uint64_t azul_load8(const void *p) { uint64_t w; memcpy(&w, p, 8); return w; }
+    static inline void azul_store8(void *p, uint64_t w) { memcpy(p, &w, 8); }
+    """
+    uint64_t azul_load8(const void* p) noexcept nogil
+    void azul_store8(void* p, uint64_t w) noexcept nogil
+
+cdef inline uint32_t below(uint32_t x, uint32_t n) noexcept nogil:
+    """A 32-bit uniform x scaled to 0..n-1 (multiply-shift: bias under n / 2**32)."""
+    return <uint32_t>((<uint64_t>x * n) >> 32)
 
 # ---------------------------------------------------------------- setup and dealing
 
@@ -121,6 +189,35 @@ cdef int deal_random(State* s, Rng* rng) noexcept nogil:
     start_round(s, dealt)
     return dealt
 
+cdef int deal_playout(State* s, uint64_t* rng) noexcept nogil:
+    """deal_random for random_playouts: the same rules and distribution, one generator call per
+    factory (four tiles, see azul_draw) instead of one per tile."""
+    cdef int i, c, x, dealt = 0, upto[4]
+    cdef int in_bag = bag_bounds(s, upto)
+    cdef uint64_t bits = 0
+    for i in range(4 * s.factories):
+        if in_bag == 0:
+            for c in range(5):
+                s.bag[c] = s.lid[c]
+                s.lid[c] = 0
+            in_bag = bag_bounds(s, upto)
+            if in_bag == 0:
+                break
+        if i & 3 == 0:
+            bits = azul_wyrand(rng)
+        x = azul_draw(&bits, in_bag)
+        c = (x >= upto[0]) + (x >= upto[1]) + (x >= upto[2]) + (x >= upto[3])
+        s.bag[c] -= 1
+        s.source[i >> 2][c] += 1
+        in_bag -= 1
+        dealt += 1
+        upto[0] -= c < 1
+        upto[1] -= c < 2
+        upto[2] -= c < 3
+        upto[3] -= c < 4
+    start_round(s, dealt)
+    return dealt
+
 cdef void index_sources(State* s) noexcept nogil:
     """Recompute which sources hold each colour (State.holders)."""
     cdef int i, c
@@ -147,14 +244,13 @@ cdef void start_round(State* s, int dealt) noexcept nogil:
 
 cdef inline void set_line(Board* b, int k, int colour, int count) noexcept nogil:
     """Set pattern line k and refresh which colours it accepts (call after its wall row changes)."""
-    cdef uint64_t accepts = 0
+    # empty: the colours its wall row lacks; partly filled: its colour; full: none (no branch:
+    # which case applies is random in random play)
+    cdef int takes = ((~b.row_colours[k] & 31) if count == 0 else 0) | (
+        (1 << (colour & 7)) if (count != 0) & (count <= k) else 0)
     b.line_colour[k] = colour if count else EMPTY
     b.line_count[k] = count
-    if count == 0:
-        accepts = SPREAD[~b.row_colours[k] & 31]
-    elif count <= k:
-        accepts = SPREAD[1 << colour]
-    b.accept = (b.accept & ~(SPREAD[31] << k)) | (accepts << k)
+    b.accept = (b.accept & ~(SPREAD[31] << k)) | (SPREAD[takes] << k)
 
 cdef inline int dest_mask(const Board* b, int c) noexcept nogil:
     """Bit d set when destination d (line 0..4, floor 5) may take colour c."""
@@ -171,13 +267,12 @@ cdef inline int tiling_line(const State* s) noexcept nogil:
 
 cdef inline int free_columns(const Board* b, int row, int c) noexcept nogil:
     """Bit col set when the gray wall square (row, col) may take colour c."""
-    cdef int col, mask = 0
+    cdef int col, taken = b.row_mask[row]
     if (b.row_colours[row] >> c) & 1:
         return 0
-    for col in range(5):
-        if not (b.row_mask[row] >> col) & 1 and not (b.col_colours[col] >> c) & 1:
-            mask |= 1 << col
-    return mask
+    for col in range(5):    # no branch per column: random walls would mispredict it
+        taken |= ((b.col_colours[col] >> c) & 1) << col
+    return ~taken & 31
 
 cdef int gen_moves(const State* s, int* out) noexcept nogil:
     cdef int n = 0, i, src, c, d, k, masks[5]
@@ -241,16 +336,27 @@ cdef int check_move(const State* s, int code) noexcept nogil:
         return 10
     return 0
 
+cdef inline int floor_push(Board* b, int value, int n) noexcept nogil:
+    """Put up to n slots of `value` (a colour or MARKER) on the floor; return how many fitted."""
+    cdef uint64_t word = azul_load8(b.floor)
+    cdef int at = word >> 56                       # floor_n
+    cdef int fit = 7 - at
+    cdef uint64_t mask
+    if fit > n:
+        fit = n
+    # bytes at .. at+fit-1 (fit <= 7 - at, so never byte 7): fit*8 <= 56, no undefined shift
+    mask = (((<uint64_t>1) << (8 * fit)) - 1) << (8 * at)
+    word = (word & ~mask) | ((<uint64_t>value * <uint64_t>0x0101010101010101) & mask)
+    azul_store8(b.floor, word + ((<uint64_t>fit) << 56))
+    return fit
+
 cdef inline void to_floor(State* s, Board* b, int c, int n) noexcept nogil:
-    while n > 0 and b.floor_n < 7:
-        b.floor[b.floor_n] = c
-        b.floor_n += 1
-        n -= 1
-    s.lid[c] += n
+    """n tiles of colour c to the floor; what does not fit goes to the lid."""
+    s.lid[c] += n - floor_push(b, c, n)
 
 cdef void apply_move(State* s, int code) noexcept nogil:
     """Apply a legal move and every automatic step after it."""
-    cdef int src, c, d, n, o, put, k
+    cdef int c, k
     cdef Board* b = &s.boards[s.to_move]
     if code >= TILING_BASE:
         k = (code - TILING_BASE) // 5
@@ -260,24 +366,35 @@ cdef void apply_move(State* s, int code) noexcept nogil:
         set_line(b, k, EMPTY, 0)
         advance_tiling(s)
         return
-    src = code // 30
-    c = (code // 6) % 5
-    d = code % 6
-    n = s.source[src][c]
-    s.source[src][c] = 0
-    s.holders[c] &= ~(1 << src)
-    if src == CENTRE:
+    apply_draft(s, code // 30, (code // 6) % 5, code % 6)
+
+cdef inline void apply_draft(State* s, int src, int c, int d) noexcept nogil:
+    """Take colour c from source src to destination d (line 0..4 or FLOOR), then move on.
+
+    Written without branches on the move: in random play whether the source is the centre, the
+    destination the floor, or tiles overflow is random, and each such branch mispredicts often.
+    """
+    cdef int n, o, put, line, factory = src != CENTRE, taken_marker
+    cdef int keep[5], to_centre[5]
+    cdef Board* b = &s.boards[s.to_move]
+    cdef uint8_t* row = s.source[src]
+    cdef uint8_t* centre = s.source[CENTRE]
+    n = row[c]
+    if factory:
+        # The factory's other colours go to the centre. Branch-free, and the row is read before
+        # any store to it: zeroing row[c] first made the compiler's vectorised loop load bytes
+        # just stored (a store-forwarding stall), and a branch per colour mispredicts at random.
+        for o in range(5):
+            keep[o] = row[o] if o != c else 0
+            centre[o] += keep[o]
+            s.holders[o] = (s.holders[o] & ~(1 << src)) | ((keep[o] != 0) << CENTRE)
+        memset(row, 0, 5)
+    else:
+        row[c] = 0
+        s.holders[c] &= ~(1 << CENTRE)
         if s.marker == NO_SEAT:
             s.marker = s.to_move
-            if b.floor_n < 7:
-                b.floor[b.floor_n] = MARKER
-                b.floor_n += 1
-    else:
-        for o in range(5):
-            if s.source[src][o]:
-                s.source[CENTRE][o] += s.source[src][o]
-                s.source[src][o] = 0
-                s.holders[o] = (s.holders[o] & ~(1 << src)) | (1 << CENTRE)
+            floor_push(b, MARKER, 1)
     s.remaining -= n
     if d != FLOOR:
         put = d + 1 - b.line_count[d]
@@ -353,16 +470,20 @@ cdef void advance_tiling(State* s) noexcept nogil:
     end_round(s)
 
 cdef void end_round(State* s) noexcept nogil:
-    cdef int p, i, next_opener
+    cdef int p, i, next_opener, back[MARKER + 1]
     cdef bint finished = False
     cdef Board* b
     for p in range(s.players):
         b = &s.boards[p]
         b.round_penalty = FLOOR_COST[b.floor_n] if FLOOR_COST[b.floor_n] < b.score else b.score
         b.score -= b.round_penalty
-        for i in range(b.floor_n):
-            if b.floor[i] != MARKER:
-                s.lid[b.floor[i]] += 1
+        # the floor's tiles to the lid: a fixed loop over the 7 slots (a slot past floor_n holds
+        # a stale colour or MARKER and counts 0), no branch on its random length or contents
+        memset(back, 0, sizeof(back))
+        for i in range(7):
+            back[b.floor[i]] += i < b.floor_n
+        for i in range(5):
+            s.lid[i] += back[i]
         b.floor_n = 0
         for i in range(5):
             if b.row_mask[i] == 31:
@@ -429,66 +550,171 @@ cdef void end_game(State* s) noexcept nogil:
 
 # ---------------------------------------------------------------- random play
 
+cdef inline int draft_weights(const State* s, const Board* b, int* dests, int* ways, int* upto) noexcept nogil:
+    """Per colour c: dests[c], the destinations taking it (bit d); ways[c], how many; upto[c], the
+    legal (source, colour, destination) triples of colours 0..c. Returns the total."""
+    cdef int c, total = 0
+    for c in range(5):
+        dests[c] = ((b.accept >> (8 * c)) & 31) | (1 << FLOOR)
+        ways[c] = POPCOUNT[dests[c]]
+        total += POPCOUNT[s.holders[c]] * ways[c]
+        upto[c] = total
+    return total
+
 cdef int random_move(const State* s, Rng* rng) noexcept nogil:
-    """A move drawn uniformly from the legal (source, colour, destination) triples, without listing them."""
-    cdef int c, k, r, col, total = 0, per_colour, holders
-    cdef int ways[5]
-    cdef uint64_t masks = 0
+    """A move drawn uniformly from the legal (source, colour, destination) triples, without listing them.
+
+    Three draws (colour weighted by its triples, then source, then destination), always in this
+    order and from these ranges: bots' random moves and MCTS rollouts depend on this stream.
+    """
+    cdef int c, k, r, col
+    cdef int dests[5], ways[5], upto[5]
     cdef const Board* b = &s.boards[s.to_move]
     if s.phase == TILING:
         k = tiling_line(s)
         col = free_columns(b, k, b.line_colour[k])
-        for r in range(rng_below(rng, POPCOUNT[col])):
-            col &= col - 1
-        return TILING_BASE + k * 5 + LOWEST[col]
-    masks = b.accept
-    for c in range(5):
-        ways[c] = POPCOUNT[(masks >> (8 * c)) & 31] + 1
-        total += POPCOUNT[s.holders[c]] * ways[c]
-    r = rng_below(rng, total)
-    for c in range(5):
-        per_colour = POPCOUNT[s.holders[c]] * ways[c]
-        if r >= per_colour:
-            r -= per_colour
-            continue
-        # colour c, chosen with weight (sources holding it) x (destinations taking it); then
-        # source and destination uniformly: every legal triple has probability 1 / total.
-        holders = s.holders[c]
-        for k in range(rng_below(rng, POPCOUNT[holders])):
-            holders &= holders - 1
-        col = ((masks >> (8 * c)) & 31) | (1 << FLOOR)
-        for k in range(rng_below(rng, ways[c])):
-            col &= col - 1
-        return (LOWEST[holders] * 5 + c) * 6 + LOWEST[col]
+        return TILING_BASE + k * 5 + SELECT[col][rng_below(rng, POPCOUNT[col])]
+    r = rng_below(rng, draft_weights(s, b, dests, ways, upto))
+    # The colour from the prefix sums without a branch (a colour with no triple is never chosen:
+    # its bound equals the previous one).
+    c = (r >= upto[0]) + (r >= upto[1]) + (r >= upto[2]) + (r >= upto[3])
+    # colour c, chosen with weight (sources holding it) x (destinations taking it); then
+    # source and destination uniformly: every legal triple has probability 1 / total.
+    k = SELECT[s.holders[c]][rng_below(rng, POPCOUNT[s.holders[c]])]
+    return (k * 5 + c) * 6 + SELECT[dests[c]][rng_below(rng, ways[c])]
+
+cdef inline int playout_pick(const State* s, uint64_t* rng, int* src, int* c, int* d) noexcept nogil:
+    """random_move's distribution from one generator call (random_playouts only).
+
+    Returns a tiling move's code, or -1 for a draft move given as (src, c, d): one draw r picks
+    the triple, its colour from the prefix sums, then r's offset inside that colour's block,
+    (source rank) * ways + (destination rank), split by the DIVMOD table.
+    """
+    cdef int k, r, col
+    cdef int dests[5], ways[5], upto[5]
+    cdef const Board* b = &s.boards[s.to_move]
+    cdef uint32_t x = <uint32_t>(azul_wyrand(rng) >> 32)
+    if s.phase == TILING:
+        k = tiling_line(s)
+        col = free_columns(b, k, b.line_colour[k])
+        return TILING_BASE + k * 5 + SELECT[col][below(x, POPCOUNT[col])]
+    r = below(x, draft_weights(s, b, dests, ways, upto))
+    c[0] = (r >= upto[0]) + (r >= upto[1]) + (r >= upto[2]) + (r >= upto[3])
+    k = DIVMOD[ways[c[0]]][r - upto[c[0]] + POPCOUNT[s.holders[c[0]]] * ways[c[0]]]
+    src[0] = SELECT[s.holders[c[0]]][k >> 3]
+    d[0] = SELECT[dests[c[0]]][k & 7]
     return -1
 
-def random_playouts(long long games, int players=2, str variant="colored", seed=0):
-    """Play whole games of uniform random moves in C; return the totals."""
+cdef inline int playout_code(const State* s, uint64_t* rng) noexcept nogil:
+    """playout_pick's move as a move code (for the checks, not the hot loop)."""
+    cdef int src, c, d, code = playout_pick(s, rng, &src, &c, &d)
+    return code if code >= 0 else (src * 5 + c) * 6 + d
+
+cdef inline int tiles_accounted(const State* s) noexcept nogil:
+    """Every tile of the game wherever it is (100 in a consistent position)."""
+    cdef int total = 0, i, c, p, k
+    cdef const Board* b
+    for c in range(5):
+        total += s.bag[c] + s.lid[c]
+        for i in range(10):
+            total += s.source[i][c]
+    for p in range(s.players):
+        b = &s.boards[p]
+        for k in range(5):
+            total += b.line_count[k] + POPCOUNT[b.row_mask[k]]
+        for i in range(b.floor_n):
+            total += b.floor[i] != MARKER
+    return total
+
+cdef void playouts(long long games, int players, bint gray, uint64_t* rng, long long* totals) noexcept nogil:
+    """random_playouts' loop: totals[0..2] += moves, rounds dealt, final scores."""
     cdef State s
-    cdef Rng rng
     cdef long long g, moves = 0, rounds = 0, score = 0
-    cdef int p
+    cdef int p, code, src, c, d
+    for g in range(games):
+        state_init(&s, players, gray)
+        while s.phase != OVER:
+            if s.phase == REFILL:
+                rounds += deal_playout(&s, rng) != 0
+            else:
+                code = playout_pick(&s, rng, &src, &c, &d)
+                if code < 0:
+                    apply_draft(&s, src, c, d)
+                else:
+                    apply_move(&s, code)
+                moves += 1
+        for p in range(players):
+            score += s.boards[p].score
+    totals[0] += moves
+    totals[1] += rounds
+    totals[2] += score
+
+cdef long long checked_playouts(long long games, int players, bint gray, uint64_t* rng,
+                                long long* totals) noexcept nogil:
+    """playouts' games (the same draws), with every move passed through check_move first and
+    every position checked to hold all 100 tiles. Returns 0, or the number of the failing move."""
+    cdef State s
+    cdef long long g
+    cdef int p, code
+    for g in range(games):
+        state_init(&s, players, gray)
+        while s.phase != OVER:
+            if s.phase == REFILL:
+                totals[1] += deal_playout(&s, rng) != 0
+            else:
+                code = playout_code(&s, rng)
+                totals[0] += 1
+                if check_move(&s, code):
+                    return totals[0]
+                apply_move(&s, code)
+            if tiles_accounted(&s) != 100:
+                return totals[0]
+        for p in range(players):
+            totals[2] += s.boards[p].score
+    return 0
+
+def random_playouts(long long games, int players=2, str variant="colored", seed=0):
+    """Play whole games of uniform random moves in C; return the totals.
+
+    Its own generator and draw scheme (playout_pick, deal_playout): the same distributions as
+    random_move and deal_random, not the same numbers for a seed.
+    """
+    cdef long long totals[3]
     if players < 2 or players > 4:
         raise ValueError(f"players must be 2, 3 or 4, not {players}")
     if variant not in ("colored", "gray"):
         raise ValueError(f"variant must be 'colored' or 'gray', not {variant!r}")
     if games < 0:
         raise ValueError(f"games must be at least 0, not {games}")
-    rng.s = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    cdef uint64_t rng = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     cdef bint gray = variant == "gray"
+    memset(totals, 0, sizeof(totals))
     with nogil:
-        for g in range(games):
-            state_init(&s, players, gray)
-            while s.phase != OVER:
-                if s.phase == REFILL:
-                    if deal_random(&s, &rng):
-                        rounds += 1
-                else:
-                    apply_move(&s, random_move(&s, &rng))
-                    moves += 1
-            for p in range(players):
-                score += s.boards[p].score
-    return {"games": games, "moves": moves, "rounds": rounds, "score": score}
+        playouts(games, players, gray, &rng, totals)
+    return {"games": games, "moves": totals[0], "rounds": totals[1], "score": totals[2]}
+
+def _checked_playouts(long long games, int players, str variant, seed):
+    """random_playouts' games again (the same totals for the same arguments), each move checked
+    legal and every position checked to hold 100 tiles: for the tests. Raises on a failure."""
+    cdef long long totals[3], failed
+    cdef uint64_t rng = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    memset(totals, 0, sizeof(totals))
+    failed = checked_playouts(games, players, variant == "gray", &rng, totals)
+    if failed:
+        raise AssertionError(f"random play went wrong at move {failed}")
+    return {"games": games, "moves": totals[0], "rounds": totals[1], "score": totals[2]}
+
+def _playout_draws(Core core, long long n, seed):
+    """n draws of random_playouts' move picker from one position (not played): {code: count}."""
+    cdef uint64_t rng = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    cdef long long i
+    counts = {}
+    if core.s.phase not in (DRAFT, TILING):
+        raise ValueError("no move to draw outside the draft and gray tiling")
+    for i in range(n):
+        code = playout_code(&core.s, &rng)
+        counts[code] = counts.get(code, 0) + 1
+    return counts
 
 # ---------------------------------------------------------------- the Python-facing object
 

@@ -475,3 +475,75 @@ def test_random_playouts_agree_with_the_python_api_on_average():
                 moves += 1
     assert 66 <= moves / games <= 75
     assert 6.0 <= rounds / games <= 7.2
+
+
+# random_playouts draws its moves and deals its own way (its own generator, one draw per move,
+# one generator call per factory); these check that scheme against the rules and random_move's
+# distribution. engine._core's test hooks: _checked_playouts plays the same games with every move
+# passed through check_move and every position counted to 100 tiles; _playout_draws draws from
+# one position without playing.
+from engine import _core  # noqa: E402
+
+
+@pytest.mark.parametrize("players,variant", SETUPS)
+def test_random_playouts_play_only_legal_moves_and_keep_every_tile(players, variant):
+    checked = _core._checked_playouts(1_500, players, variant, 11)
+    assert checked == random_playouts(1_500, players=players, variant=variant, seed=11)
+    assert checked["moves"] > 1_500 * 50
+
+
+def positions_to_draw_from():
+    """Per setup, 3 draft positions of a random game, and 2 gray tiling positions with a choice."""
+    found = []
+    for i, (players, variant) in enumerate(SETUPS):
+        rng = random.Random(40 + i)
+        state, draft, tiling = new_game(players, variant), 0, 0
+        while draft < 3 or (variant == "gray" and tiling < 2):
+            if state.is_over:
+                state = new_game(players, variant)
+            step(state, rng)
+            if state.phase == "tiling" and len(state.legal_moves()) > 1 and tiling < 2:
+                found.append(state.clone())
+                tiling += 1
+            elif state.phase == "draft" and draft < 3 and rng.random() < 0.1:
+                found.append(state.clone())
+                draft += 1
+    return found
+
+
+POSITIONS = positions_to_draw_from()
+
+
+@pytest.mark.parametrize("index", range(24))
+def test_the_playout_picker_is_uniform_over_the_legal_moves(index):
+    state = POSITIONS[index]
+    legal = state._core.legal_codes()
+    n = 400 * len(legal)
+    counts = _core._playout_draws(state._core, n, 1000 + index)
+    assert set(counts) == set(legal)            # only legal moves, and every one of them
+    expected = n / len(legal)
+    chi2 = sum((counts[code] - expected) ** 2 / expected for code in legal)
+    df = len(legal) - 1
+    assert chi2 < df + 5 * (2 * df) ** 0.5 + 10, (chi2, df)   # about 5 standard deviations
+
+
+# Uniform random 2-player coloured games, measured over 2,000,000 games of the core at 79636ae
+# (benchmarks/engine.py --stats checks a million games against them).
+PINNED = {"moves": 70.341, "rounds": 6.597, "points": 2.957}
+
+
+def test_random_playout_statistics_match_the_pinned_figures():
+    """300,000 games in 150 batches: each mean within 4 standard errors of the pinned figure."""
+    batches, batch = 150, 2_000
+    per = {key: [] for key in PINNED}
+    for b in range(batches):
+        t = random_playouts(batch, players=2, variant="colored", seed=500 + b)
+        per["moves"].append(t["moves"] / batch)
+        per["rounds"].append(t["rounds"] / batch)
+        per["points"].append(t["score"] / (2 * batch))
+    for key, values in per.items():
+        mean = sum(values) / batches
+        sd = (sum((v - mean) ** 2 for v in values) / (batches - 1)) ** 0.5
+        se = sd / batches ** 0.5
+        assert abs(mean - PINNED[key]) < 4 * se, (key, mean, se)
+        assert se < 0.01 * PINNED[key]          # the test can tell a 4% shift from chance

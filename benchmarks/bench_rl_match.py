@@ -1,7 +1,7 @@
 """A match between OpenSpiel's MCTS (bot ``openspiel_mcts``) and this project's ``mcts`` at equal
 iterations per move: 2 players, coloured wall, every deal played twice with the seats swapped.
 
-    python benchmarks/rl_match.py --deals 20 --iterations 300
+    python benchmarks/bench_rl_match.py --deals 20 --iterations 300
 
 Prints openspiel_mcts's points (a win 1, a shared first 1/2) with a 95% interval (a Wilson score
 interval over games), and both bots' mean scores.
@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
-import bots.mcts  # noqa: E402,F401  (registers "mcts")
 from bots.openspiel_mcts import OpenSpielMCTSBot  # noqa: E402
 from bots.registry import make_bot  # noqa: E402
 from engine import new_game  # noqa: E402
