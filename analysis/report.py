@@ -324,7 +324,7 @@ def render_html(report: Report) -> str:
                  _html_table(report.crosstable, {
                      "bot": ("bot", None), "opponent": ("opponent", None), "games": ("games", 0),
                      "wins": ("wins", 0), "shared": ("shared", 0), "losses": ("losses", 0),
-                     "score": ("score", 3), "low": ("low", 3), "high": ("high", 3)})]
+                     "win rate": ("score", 3), "low": ("low", 3), "high": ("high", 3)})]
     body += ["<h2>Seat advantage</h2>", "".join(f"<p>{_e(s)}</p>" for s in _seat_lines(report)),
              f"<figure>{fig['seats']}</figure>",
              _html_table(report.seats, {
