@@ -20,8 +20,19 @@ AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
 AnchorValueOpt = Annotated[float, typer.Option(
     "--anchor-value", help="The anchor bot's rating.")]
+def _resamples(value: int) -> int:
+    from analysis.bootstrap import check_resamples
+
+    try:
+        check_resamples(value)
+    except ValueError as exc:
+        fail(f"--bootstrap: {exc}")
+    return value
+
+
 BootstrapOpt = Annotated[int, typer.Option(
-    "--bootstrap", "-b", metavar="N", min=0, help="Bootstrap resamples of whole deals (0: no intervals).")]
+    "--bootstrap", "-b", metavar="N", min=0, callback=_resamples,
+    help="Bootstrap resamples of whole deals (0: no intervals; else 40 or more).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")]
 
 

@@ -126,7 +126,7 @@ def test_a_failure_leaves_the_old_report(synthetic, tmp_path, monkeypatch):
 
 def test_cli(synthetic, tmp_path):
     result = runner.invoke(app, ["report", str(synthetic), "--out", str(tmp_path / "o"),
-                                 "--bootstrap", "10", "--seed", "4"])
+                                 "--bootstrap", "40", "--seed", "4"])
     assert result.exit_code == 0, result.output
     for name in ("report.html", "elo.csv", "summary.md"):
         assert f"wrote {tmp_path / 'o' / name}" in result.output
