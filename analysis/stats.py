@@ -155,3 +155,33 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     return (table.sort(["num_players", "between", pl.col("bot").is_not_null(), "bot", "seat"])
             .select("num_players", "between", "bot", "seat", "games", "win_rate", "low", "high",
                     "expected"))
+
+
+FORFEIT_KINDS = ("error", "illegal", "timeout")  # the terminations of a game a seat forfeited
+WITHHOLD_ABOVE = 0.5  # a bot that forfeited more than this share of its games: rating withheld
+
+
+def faults(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Per bot that forfeited a game, most forfeits first: ``games`` (all it played),
+    ``forfeits``, one count per kind (``error``, ``illegal``, ``timeout``), ``forfeit_rate``,
+    ``withheld`` (the rate is above ``WITHHOLD_ABOVE``: its rating means nothing) and
+    ``first_error``, the message of its first forfeit (by run and game id)."""
+    schema = {"bot": pl.String, "games": pl.UInt32, "forfeits": pl.UInt32,
+              **{k: pl.UInt32 for k in FORFEIT_KINDS}, "forfeit_rate": pl.Float64,
+              "withheld": pl.Boolean, "first_error": pl.String}
+    if "fault_seat" not in games.columns:
+        return pl.DataFrame(schema=schema)
+    seats = results.select("run_id", "game_id", pl.col("seat").cast(pl.Int64), "bot")
+    lost = (games.filter(pl.col("fault_seat").is_not_null())
+            .select("run_id", "game_id", "termination", "error", pl.col("fault_seat").cast(pl.Int64))
+            .join(seats, left_on=["run_id", "game_id", "fault_seat"], right_on=["run_id", "game_id", "seat"])
+            .sort("run_id", "game_id"))
+    per_bot = lost.group_by("bot", maintain_order=True).agg(
+        pl.len().alias("forfeits"),
+        *((pl.col("termination") == k).sum().alias(k) for k in FORFEIT_KINDS),
+        pl.col("error").first().alias("first_error"))
+    played = seats.group_by("bot").agg(pl.len().alias("games"))
+    table = per_bot.join(played, on="bot").with_columns(
+        (pl.col("forfeits") / pl.col("games")).alias("forfeit_rate"))
+    table = table.with_columns((pl.col("forfeit_rate") > WITHHOLD_ABOVE).alias("withheld"))
+    return table.sort(["forfeits", "bot"], descending=[True, False]).select(list(schema)).cast(schema)
