@@ -6,6 +6,8 @@ schedule's columns make each game its own deal.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 from scipy import sparse
@@ -53,3 +55,17 @@ def percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, 
         return nan, nan.copy()
     low, high = np.percentile(samples, [(1 - level) / 2 * 100, (1 + level) / 2 * 100], axis=0)
     return low, high
+
+
+def min_resamples(level: float = 0.95) -> int:
+    """The fewest resamples that give a ``level`` percentile interval: each tail needs a resample
+    of its own (40 for 95%); fewer put both ends on the same few estimates."""
+    return math.ceil(2 / (1 - level) - 1e-9)
+
+
+def check_resamples(times: int, level: float = 0.95) -> None:
+    """A ValueError for a bootstrap too small for an interval (0, no interval at all, is fine)."""
+    need = min_resamples(level)
+    if 0 < times < need:
+        raise ValueError(f"{times} resamples are too few for a {level:.0%} interval: it needs "
+                         f"{need} or more (0: no interval)")

@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 
 from .bootstrap import deal_codes, deal_columns, deal_key, per_deal, percentile_interval, resample_counts
+from .stats import score_share
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 
@@ -177,9 +178,7 @@ def ratings_table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
     keys = pairs.select("run_id", "game_id")
     seats = (results.join(keys, on=["run_id", "game_id"])
              .filter(pl.col("bot").n_unique().over("run_id", "game_id") == pl.len().over("run_id", "game_id")))
-    total = pl.col("score").cast(pl.Float64).sum().over("run_id", "game_id")
-    share = pl.when(total > 0).then(pl.col("score") / total).otherwise(0.5)
-    per_bot = (seats.with_columns(share.alias("share")).group_by("bot")
+    per_bot = (seats.with_columns(score_share()).group_by("bot")
                .agg(pl.len().alias("games"), pl.col("share").mean().alias("score_share")))
     fit = pl.DataFrame({"bot": bots, "rating": rating, "low": low, "high": high})
     return (fit.join(per_bot, on="bot", how="left")  # a bot with only self games: 0 games

@@ -40,6 +40,8 @@ class Report:
     standings: pl.DataFrame
     crosstable: pl.DataFrame | None
     seats: pl.DataFrame
+    faults: pl.DataFrame  # stats.faults: per bot that forfeited, by kind, with its first error
+    forfeited: dict[int, float] = field(default_factory=dict)  # player count -> share of games forfeited
     openings: pl.DataFrame | None = None
     marker_summary: pl.DataFrame | None = None
     marker_timing: pl.DataFrame | None = None
@@ -90,7 +92,10 @@ def collect(run_dirs: str | Path | Iterable[str | Path], *, bootstrap: int = 200
         bots=sorted(results["bot"].unique().to_list()), newest=_newest(dirs),
         ratings=rate_by_players(results, games, bootstrap=bootstrap, seed=seed),
         standings=stats.standings(results, games), crosstable=None,
-        seats=stats.seat_advantage(results, games))
+        seats=stats.seat_advantage(results, games), faults=stats.faults(results, games))
+    if "fault_seat" in games.columns:
+        share = games.group_by("num_players").agg(pl.col("fault_seat").is_not_null().mean())
+        report.forfeited = dict(zip(share["num_players"].to_list(), share["fault_seat"].to_list()))
     if 2 in report.games_by_players:
         report.crosstable = stats.crosstable(results, games)
     _strategy(dirs, report)
@@ -161,6 +166,8 @@ def elo_csv(report: Report) -> str:
 def _fmt(value, digits: int = 3) -> str:
     if value is None:
         return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         return "-" if math.isnan(value) else f"{value:.{digits}f}"
     if isinstance(value, int) and not isinstance(value, bool):
@@ -174,15 +181,32 @@ def _interval(low: float | None, high: float | None, digits: int = 0) -> str:
     return f"{round(low, digits) + 0.0:.{digits}f} .. {round(high, digits) + 0.0:.{digits}f}"
 
 
-def _leader(fit) -> dict:
-    return fit.table.row(0, named=True)
+def withheld(report: Report) -> list[str]:
+    """The bots whose ratings are withheld: more than half their games forfeited."""
+    return report.faults.filter(pl.col("withheld"))["bot"].to_list()
+
+
+def _rated(report: Report, players: int) -> pl.DataFrame:
+    """A player count's ratings table with the withheld bots' rating, low and high set to null."""
+    hide = pl.col("bot").is_in(withheld(report))
+    return report.ratings[players].table.with_columns(
+        pl.when(hide).then(None).otherwise(pl.col(c)).alias(c) for c in ("rating", "low", "high"))
+
+
+def _edge_withheld(report: Report, players: int) -> bool:
+    """Seat effects mean nothing where most games ended by a forfeit (its timing, not the seat)."""
+    return report.forfeited.get(players, 0.0) > stats.WITHHOLD_ABOVE
 
 
 def headline(report: Report) -> str:
-    """One line: the leader of each player count's ratings."""
+    """One line: the leader of each player count's ratings (among the bots not withheld)."""
     parts = []
-    for n, fit in sorted(report.ratings.items()):
-        top = _leader(fit)
+    for n in sorted(report.ratings):
+        table = _rated(report, n).drop_nulls("rating")
+        if table.height == 0:
+            parts.append(f"{n} players: no rating (every bot withheld: faults)")
+            continue
+        top = table.row(0, named=True)
         interval = _interval(top["low"], top["high"])
         within = "" if interval == "-" else f", 95% {interval}"
         parts.append(f"{n} players: {top['bot']} ({top['rating']:+.0f} Elo{within}, "
@@ -197,7 +221,10 @@ def _edge_name(players: int) -> str:
 def _seat_lines(report: Report) -> list[str]:
     lines = []
     for n in sorted(report.games_by_players):
-        if n in report.ratings:
+        if _edge_withheld(report, n):
+            lines.append(f"{_edge_name(n)} ({n} players): withheld, {report.forfeited[n]:.0%} of the "
+                         "games ended by a forfeit")
+        elif n in report.ratings:
             edge, low, high = report.ratings[n].first_move
             if not math.isnan(edge):
                 lines.append(f"{_edge_name(n)} ({n} players): {edge:+.0f} Elo (95% "
@@ -224,6 +251,18 @@ def _marker_lines(report: Report) -> list[str]:
     return lines
 
 
+def _faults_lines(report: Report) -> list[str]:
+    if report.faults.height == 0:
+        return []
+    out = ["## Faults", ""]
+    for r in report.faults.iter_rows(named=True):
+        kinds = ", ".join(f"{r[k]:,} {k}" for k in stats.FORFEIT_KINDS if r[k])
+        flag = " (rating withheld)" if r["withheld"] else ""
+        out.append(f"- {_md_cell(r['bot'])}: forfeited {r['forfeits']:,} of {r['games']:,} games "
+                   f"({kinds}){flag}; first: {_md_cell(r['first_error'])}")
+    return out + [""]
+
+
 # ---------------------------------------------------------------- summary.md
 def _md_cell(value) -> str:
     return html.escape(str(value), quote=False).replace("|", "\\|").replace("\n", " ")
@@ -234,13 +273,15 @@ def render_summary(report: Report) -> str:
     out = ["# League report", "",
            (f"{report.games:,} games ({counts}) from {_md_cell(', '.join(report.run_ids))}; "
             f"newest record {report.newest}."), "", f"**{_md_cell(headline(report))}**", ""]
-    for n, fit in sorted(report.ratings.items()):
+    for n in sorted(report.ratings):
         out += [f"## Ratings, {n} players", "", "| # | bot | rating | 95% interval | games |",
                 "|---:|---|---:|---:|---:|"]
-        for i, r in enumerate(fit.table.iter_rows(named=True), 1):
-            out.append(f"| {i} | {_md_cell(r['bot'])} | {r['rating']:.0f} | "
+        for i, r in enumerate(_rated(report, n).iter_rows(named=True), 1):
+            rating = "withheld" if r["rating"] is None else f"{r['rating']:.0f}"
+            out.append(f"| {i} | {_md_cell(r['bot'])} | {rating} | "
                        f"{_interval(r['low'], r['high'])} | {r['games']:,} |")
         out.append("")
+    out += _faults_lines(report)
     out += ["## Seats and the marker", ""]
     out += [f"- {line}" for line in _seat_lines(report) + _marker_lines(report)]
     out += [f"- note: {n}" for n in report.notes]
@@ -261,39 +302,47 @@ def _e(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _html_table(frame: pl.DataFrame, columns: dict[str, tuple[str, int | None]]) -> str:
-    """``columns``: header -> (column, digits); text columns get digits None."""
+def _html_table(frame: pl.DataFrame, columns: dict[str, tuple[str | tuple[str, str], int | None]]) -> str:
+    """``columns``: header -> (column, digits); text columns get digits None; a (low, high) pair
+    of columns is one interval cell."""
     head = "".join(f'<th class="{"text" if d is None else "num"}">{_e(h)}</th>'
                    for h, (_, d) in columns.items())
     rows = []
     for r in frame.iter_rows(named=True):
         cells = []
         for col, digits in columns.values():
-            v = r[col]
-            text = ("all" if v is None and digits is None else
-                    _fmt(v, digits) if digits is not None else str(v))
+            v = None if isinstance(col, tuple) else r[col]
+            text = (_interval(r[col[0]], r[col[1]], digits) if isinstance(col, tuple) else
+                    "all" if v is None and digits is None else _fmt(v, digits))
             cells.append(f'<td class="{"text" if digits is None else "num"}">{_e(text)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _auto_table(frame: pl.DataFrame) -> str:
-    cols = {c: (c, 3 if frame[c].dtype.is_float() else
-                0 if frame[c].dtype.is_integer() else None) for c in frame.columns}
-    return _html_table(frame, cols)
+MARKER_SUMMARY = {  # the report's marker tables, with readable headers (docs/analysis.md, marker)
+    "players": ("num_players", 0), "bot": ("bot", None), "rounds": ("rounds", 0),
+    "takes": ("takes", 0), "take rate": ("take_rate", 3), "95%": (("low", "high"), 2),
+    "mean ply": ("mean_ply", 1), "floor cost": ("mean_floor_cost", 2),
+    "opens next": ("open_rate", 3), "next edge": ("next_edge", 1),
+    "edge 95%": (("edge_low", "edge_high"), 1)}
+MARKER_EFFECT = {
+    "players": ("num_players", 0), "log-odds": ("estimate", 3), "95%": (("low", "high"), 2),
+    "odds ratio": ("odds_ratio", 2), "win prob.": ("marginal_effect", 3),
+    "win prob. 95%": (("me_low", "me_high"), 3), "raw diff": ("raw_diff", 3), "rows": ("rows", 0),
+    "games": ("games", 0), "deals": ("deals", 0)}
 
 
 def _ratings_html(report: Report) -> list[str]:
     out = []
     for n, fit in sorted(report.ratings.items()):
-        t = fit.table.with_columns(pl.int_range(1, fit.table.height + 1).alias("rank"))
+        t = _rated(report, n).with_columns(pl.int_range(1, fit.table.height + 1).alias("rank"))
         out.append(f"<h3>{n}-player games</h3>")
         out.append(_html_table(t, {"#": ("rank", 0), "bot": ("bot", None), "games": ("games", 0),
                                    "rating": ("rating", 0), "low": ("low", 0), "high": ("high", 0),
                                    "score share": ("score_share", 3)}))
         edge = fit.first_move[0] if fit.first_move else math.nan
-        if not math.isnan(edge):
+        if not math.isnan(edge) and not _edge_withheld(report, n):
             out.append(f"<p>{_edge_name(n)}: {edge:+.0f} Elo (95% "
                        f"{_e(_interval(*fit.first_move[1:]))})</p>")
         if fit.unbounded:
@@ -301,6 +350,17 @@ def _ratings_html(report: Report) -> list[str]:
                        f"{_e(', '.join(fit.unbounded))}</p>")
         out.append(f"<figure>{report.figures[f'ratings_{n}p']}</figure>")
     return out
+
+
+def _faults_html(report: Report) -> list[str]:
+    if report.faults.height == 0:
+        return ["<h2>Faults</h2><p>No game was forfeited.</p>"]
+    return ["<h2>Faults</h2><p>Games a bot lost by a fault: an exception or garbage (error), an "
+            "illegal move, a move past the time limit (timeout); the message of its first.</p>",
+            _html_table(report.faults, {
+                "bot": ("bot", None), "games": ("games", 0), "forfeits": ("forfeits", 0),
+                **{k: (k, 0) for k in stats.FORFEIT_KINDS}, "rate": ("forfeit_rate", 3),
+                "rating withheld": ("withheld", None), "first error": ("first_error", None)})]
 
 
 def render_html(report: Report) -> str:
@@ -316,8 +376,13 @@ def render_html(report: Report) -> str:
     ]
     body += [f'<p class="note">note: {_e(n)}</p>' for n in report.notes]
     body += sprt_html(report.sprt)
+    if withheld(report):
+        body.append(f'<p class="note">ratings withheld (more than half their games forfeited, see '
+                    f'Faults): {_e(", ".join(withheld(report)))}</p>')
     body += ["<h2>Ratings</h2>", ("<p>Elo points, the mean bot at 0; 95% intervals from a "
-                                  "bootstrap over deals.</p>"), *_ratings_html(report)]
+                                  "bootstrap over deals. A bot that forfeited more than half its "
+                                  "games has its rating withheld (-).</p>"), *_ratings_html(report)]
+    body += _faults_html(report)
     body += ["<h2>Standings</h2>", _html_table(report.standings, {
         "bot": ("bot", None), "games": ("games", 0), "wins": ("wins", 0), "shared": ("shared", 0),
         "losses": ("losses", 0), "win rate": ("win_rate", 3), "low": ("low", 3),
@@ -328,7 +393,7 @@ def render_html(report: Report) -> str:
                  _html_table(report.crosstable, {
                      "bot": ("bot", None), "opponent": ("opponent", None), "games": ("games", 0),
                      "wins": ("wins", 0), "shared": ("shared", 0), "losses": ("losses", 0),
-                     "score": ("score", 3), "low": ("low", 3), "high": ("high", 3)})]
+                     "win rate": ("score", 3), "low": ("low", 3), "high": ("high", 3)})]
     body += ["<h2>Seat advantage</h2>", "".join(f"<p>{_e(s)}</p>" for s in _seat_lines(report)),
              f"<figure>{fig['seats']}</figure>",
              _html_table(report.seats, {
@@ -349,9 +414,9 @@ def render_html(report: Report) -> str:
         body += ["<h2>The first-player marker</h2>",
                  "".join(f"<p>{_e(s)}</p>" for s in _marker_lines(report)),
                  f"<figure>{fig['marker']}</figure>" if "marker" in fig else "",
-                 _auto_table(report.marker_summary)]
+                 _html_table(report.marker_summary, MARKER_SUMMARY)]
         if report.marker_effect is not None:
-            body.append(_auto_table(report.marker_effect))
+            body.append(_html_table(report.marker_effect, MARKER_EFFECT))
     body += ["<h2>Score distributions</h2>", f"<figure>{fig['scores']}</figure>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>League report: {_e(', '.join(report.run_ids))}</title>"

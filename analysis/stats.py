@@ -38,10 +38,20 @@ def wilson_exprs(k: str, n: str, prefix: str = "", z: float = Z95) -> list[pl.Ex
     return [low.alias(f"{prefix}low"), high.alias(f"{prefix}high")]
 
 
+def score_share() -> pl.Expr:
+    """A seat's score share in its game: its score over all seats' scores at the table, 1/players
+    when nobody scored. A bot's ``score_share`` is the mean of these over its games: the one
+    definition of the standings, the ratings tables and the league's table (docs/analysis.md)."""
+    g = ["run_id", "game_id"]
+    total = pl.col("score").cast(pl.Float64).sum().over(g)
+    return (pl.when(total > 0).then(pl.col("score") / total)
+            .otherwise(1.0 / pl.len().over(g)).alias("share"))
+
+
 def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
     """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
-    by several seats), ``loss``, ``points`` (1, 1/2, 0) and ``table_score`` (all seats' scores).
-    With ``games``, only the games that it lists are kept."""
+    by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores) and
+    ``share`` (``score_share``). With ``games``, only the games that it lists are kept."""
     if games is not None:
         results = results.join(games.select("run_id", "game_id"), on=["run_id", "game_id"],
                                how="semi")
@@ -53,7 +63,7 @@ def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Dat
         pl.len().over(g).alias("num_players"),
         ((pl.col("rank") == 1) & (firsts == 1)).alias("win"),
         ((pl.col("rank") == 1) & (firsts > 1)).alias("shared"),
-        pl.col("score").sum().over(g).alias("table_score"))
+        pl.col("score").sum().over(g).alias("table_score"), score_share())
     return out.with_columns(
         (~pl.col("win") & ~pl.col("shared")).alias("loss"),
         (pl.col("win").cast(pl.Float64) + 0.5 * pl.col("shared").cast(pl.Float64)).alias("points"))
@@ -61,8 +71,8 @@ def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Dat
 
 def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per bot, best first: ``games``, ``wins``, ``shared``, ``losses``, ``win_rate`` (points per
-    game) with its Wilson ``low``/``high``, ``score_share`` (its points over all seats' points in
-    its games), ``mean_score`` with a normal 95% interval (``score_low``/``score_high``),
+    game) with its Wilson ``low``/``high``, ``score_share`` (the mean over its games of its score
+    over all seats' scores), ``mean_score`` with a normal 95% interval (``score_low``/``score_high``),
     ``mean_floor_penalty`` and ``mean_bonus``. Games of a bot against copies of itself (a league
     with ``self_play``) are left out: they are in ``seat_advantage``."""
     o = outcomes(results, games).filter(
@@ -76,7 +86,7 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
         pl.col("shared").sum().alias("shared"),
         pl.col("loss").sum().alias("losses"),
         pl.col("points").sum().alias("points"),
-        (pl.col("score").sum() / pl.col("table_score").sum()).alias("score_share"),
+        pl.col("share").mean().alias("score_share"),
         pl.col("score").cast(pl.Float64).mean().alias("mean_score"),
         (pl.col("score").cast(pl.Float64).mean() - Z95 * se).alias("score_low"),
         (pl.col("score").cast(pl.Float64).mean() + Z95 * se).alias("score_high"),
@@ -145,3 +155,33 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     return (table.sort(["num_players", "between", pl.col("bot").is_not_null(), "bot", "seat"])
             .select("num_players", "between", "bot", "seat", "games", "win_rate", "low", "high",
                     "expected"))
+
+
+FORFEIT_KINDS = ("error", "illegal", "timeout")  # the terminations of a game a seat forfeited
+WITHHOLD_ABOVE = 0.5  # a bot that forfeited more than this share of its games: rating withheld
+
+
+def faults(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """Per bot that forfeited a game, most forfeits first: ``games`` (all it played),
+    ``forfeits``, one count per kind (``error``, ``illegal``, ``timeout``), ``forfeit_rate``,
+    ``withheld`` (the rate is above ``WITHHOLD_ABOVE``: its rating means nothing) and
+    ``first_error``, the message of its first forfeit (by run and game id)."""
+    schema = {"bot": pl.String, "games": pl.UInt32, "forfeits": pl.UInt32,
+              **{k: pl.UInt32 for k in FORFEIT_KINDS}, "forfeit_rate": pl.Float64,
+              "withheld": pl.Boolean, "first_error": pl.String}
+    if "fault_seat" not in games.columns:
+        return pl.DataFrame(schema=schema)
+    seats = results.select("run_id", "game_id", pl.col("seat").cast(pl.Int64), "bot")
+    lost = (games.filter(pl.col("fault_seat").is_not_null())
+            .select("run_id", "game_id", "termination", "error", pl.col("fault_seat").cast(pl.Int64))
+            .join(seats, left_on=["run_id", "game_id", "fault_seat"], right_on=["run_id", "game_id", "seat"])
+            .sort("run_id", "game_id"))
+    per_bot = lost.group_by("bot", maintain_order=True).agg(
+        pl.len().alias("forfeits"),
+        *((pl.col("termination") == k).sum().alias(k) for k in FORFEIT_KINDS),
+        pl.col("error").first().alias("first_error"))
+    played = seats.group_by("bot").agg(pl.len().alias("games"))
+    table = per_bot.join(played, on="bot").with_columns(
+        (pl.col("forfeits") / pl.col("games")).alias("forfeit_rate"))
+    table = table.with_columns((pl.col("forfeit_rate") > WITHHOLD_ABOVE).alias("withheld"))
+    return table.sort(["forfeits", "bot"], descending=[True, False]).select(list(schema)).cast(schema)

@@ -20,8 +20,19 @@ AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
 AnchorValueOpt = Annotated[float, typer.Option(
     "--anchor-value", help="The anchor bot's rating.")]
+def _resamples(value: int) -> int:
+    from analysis.bootstrap import check_resamples
+
+    try:
+        check_resamples(value)
+    except ValueError as exc:
+        fail(f"--bootstrap: {exc}")
+    return value
+
+
 BootstrapOpt = Annotated[int, typer.Option(
-    "--bootstrap", "-b", metavar="N", min=0, help="Bootstrap resamples of whole deals (0: no intervals).")]
+    "--bootstrap", "-b", metavar="N", min=0, callback=_resamples,
+    help="Bootstrap resamples of whole deals (0: no intervals; else 40 or more).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")]
 
 
@@ -113,7 +124,7 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
                   f"{fit.bootstrap} deal resamples")
     skill = "mu" in frame.columns
     columns = [("#", "right"), ("bot", "left"), ("games", "right"), ("elo", "right"),
-               ("95% interval", "right"), ("share", "right")]
+               ("95% interval", "right"), ("score share", "right")]
     for name, justify in columns + ([("mu", "right"), ("sigma", "right")] if skill else []):
         table.add_column(name, justify=justify)
     for i, row in enumerate(frame.iter_rows(named=True), 1):
@@ -189,17 +200,17 @@ def _print_stats(frame, what: What) -> None:
 
     columns = {  # header -> cell of a row
         What.standings: {"bot": col("bot"), "games": col("games"), "W": col("wins"),
-                         "S": col("shared"), "L": col("losses"), "win": col("win_rate", ".3f"),
-                         "95%": interval("low", "high", ".2f"), "share": col("score_share", ".1%"),
+                         "S": col("shared"), "L": col("losses"), "win rate": col("win_rate", ".3f"),
+                         "95%": interval("low", "high", ".2f"), "score share": col("score_share", ".1%"),
                          "score": lambda r: f"{r['mean_score']:.1f}"
                                             f"±{(r['score_high'] - r['score_low']) / 2:.1f}",
                          "floor": col("mean_floor_penalty", ".1f"), "bonus": col("mean_bonus", ".1f")},
         What.crosstable: {"bot": col("bot"), "opponent": col("opponent"), "games": col("games"),
                           "W": col("wins"), "S": col("shared"), "L": col("losses"),
-                          "score": col("score", ".3f"), "95%": interval("low", "high", ".3f")},
+                          "win rate": col("score", ".3f"), "95%": interval("low", "high", ".3f")},
         What.seats: {"players": col("num_players"), "between": col("between"), "bot": col("bot"),
                      "seat": col("seat"),
-                     "games": col("games"), "win": col("win_rate", ".3f"),
+                     "games": col("games"), "win rate": col("win_rate", ".3f"),
                      "95%": interval("low", "high", ".3f"), "no edge": col("expected", ".3f")},
     }[what]
     table = Table(box=box.SIMPLE_HEAD, title=f"{what.value}: points per game (win 1, shared "
@@ -210,5 +221,5 @@ def _print_stats(frame, what: What) -> None:
     for row in frame.iter_rows(named=True):
         table.add_row(*(cell(row) for cell in columns.values()))
     console = Console()
-    console.width = max(console.width, 100)  # the standings need 92 columns; fewer would cut cells
+    console.width = max(console.width, 110)  # the standings need 102 columns; fewer would cut cells
     console.print(table)

@@ -34,9 +34,12 @@ h1 { font-size: 1.3em; margin: 0 0 .2em; }
 .board h3 { font-size: 1em; margin: 0 0 .3em; }
 .board .score { font-weight: bold; }
 aside { max-width: 22em; }
-#moves { columns: 3; font-family: monospace; padding-left: 2.5em; margin: 0; }
-#moves li { cursor: pointer; }
+#moves { columns: 3; column-gap: 1.5em; font-family: monospace; list-style-position: inside;
+         padding-left: 0; margin: 0; }
+#moves li { cursor: pointer; break-inside: avoid; padding-left: .3em; }
+#moves li::marker { color: #777; }
 #moves li.current { background: #333; color: #fff; }
+#moves li.current::marker { color: #fff; }
 #moves li.round-start { border-top: 1px solid #999; }
 table { border-collapse: collapse; }
 td, th { border: 1px solid #ccc; padding: .1em .5em; text-align: right; }

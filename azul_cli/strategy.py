@@ -115,8 +115,9 @@ def _cell(row: dict, spec) -> str:
     """A cell: a column name, (name, fmt), (low, high, fmt) or (mean, low, high, fmt)."""
     if isinstance(spec, str):
         value = row[spec]
-        return "-" if value is None else (f"{value:,}" if isinstance(value, int)
-                                          and not isinstance(value, bool) else str(value))
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return "-" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
     *names, fmt = spec
     values = [row[n] for n in names]
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values):

@@ -14,6 +14,9 @@ class Bot:
     """
 
     type_name = "bot"
+    #: The referee's limit for one move, in seconds (None: no limit). A league's referee sets it
+    #: before each game; a bot may budget its thinking by it (an external bot passes it on).
+    time_limit: float | None = None
 
     def __init__(self, seed: int = 0):
         self.seed = seed

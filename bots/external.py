@@ -1,10 +1,11 @@
 """Bots in any language: a program that speaks the ``azul-bot/1`` protocol on stdin/stdout.
 
 One JSON object per line each way (the protocol is documented in docs/bots.md and
-examples/README.md). The referee side lives here: it starts the program lazily, reads its answers
-against a deadline, and turns every failure (a crash, a hang, garbage, an illegal move) into a
-``BotForfeit`` whose ``kind`` is ``"timeout"``, ``"illegal"`` or ``"error"``, after killing the
-process. The next ``act`` starts a fresh process.
+examples/README.md). The referee side lives here: ``reset`` starts the program before a game
+(outside any move's clock, within ``startup_time``) or tells a running one that a new game begins;
+``act`` reads its answer against a deadline, and turns every failure (a crash, a hang, garbage,
+an illegal move) into a ``BotForfeit`` whose ``kind`` is ``"timeout"``, ``"illegal"`` or
+``"error"``, after killing the process. The next ``reset`` (or ``act``) starts a fresh process.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ PROTOCOL = "azul-bot/1"
 STDERR_LINES = 50  # the stderr lines kept (each cut to STDERR_LINE_CHARS)
 STDERR_LINE_CHARS = 2000
 KILL_GRACE = 1.0  # seconds between terminate and kill
+MOVE_TIME = 5.0  # seconds per move when neither move_time nor the referee sets a limit
 
 
 class BotForfeit(RuntimeError):
@@ -52,7 +54,9 @@ class ExternalBot(Bot):
         command: Annotated[list[str], Param(
             "the program and its arguments, e.g. ['python3', 'examples/random_bot.py'] "
             "(run without a shell, in the current directory)", 1)],
-        move_time: Annotated[float, Param("seconds the bot has for each move", 0.001, 3600.0)] = 5.0,
+        move_time: Annotated[float | None, Param(
+            "seconds the bot has for each move: the referee's time limit if lower, 5 if neither is "
+            "set (default: the referee's limit)", 0.001, 3600.0)] = None,
         startup_time: Annotated[float, Param(
             "seconds it has to answer the hello", 0.001, 3600.0)] = 10.0,
         name: Annotated[str | None, Param(
@@ -62,7 +66,7 @@ class ExternalBot(Bot):
         if not command or not command[0]:
             raise ValueError(f"external: parameter command must name a program first, not {command!r}")
         self.command = list(command)
-        self.move_time = float(move_time)
+        self.move_time = None if move_time is None else float(move_time)
         self.startup_time = float(startup_time)
         self._name = name
         self.hello: dict[str, Any] | None = None  # the bot's hello: name, version
@@ -81,28 +85,35 @@ class ExternalBot(Bot):
             return str(self.hello["name"])
         return f"external({os.path.basename(self.command[-1])})"
 
+    @property
+    def move_limit(self) -> float:
+        """The seconds a move may take: the lower of ``move_time`` and the referee's limit."""
+        limits = [t for t in (self.move_time, self.time_limit) if t is not None]
+        return min(limits) if limits else MOVE_TIME
+
     def reset(self) -> None:
-        """A new game: tell a running bot (``{"type": "reset"}``, no answer expected)."""
+        """A new game: start the program (its start-up outside any move's clock), or tell the
+        running one (``{"type": "reset", "seed": seed}``, no answer expected)."""
         if self.process is not None and self.process.poll() is not None:
-            self._kill()  # it exited between games: the next act starts it afresh
-        elif self.process is not None:
-            self._send({"type": "reset"}, quiet=True)
+            self._kill()  # it exited between games: start it afresh
+        if self.process is None:
+            self.start()
+        else:
+            self._send({"type": "reset", "seed": self.seed}, quiet=True)
 
     def act(self, state: GameState) -> Move:
         legal = state.legal_moves()
         if not legal:
             raise ValueError(f"external: no legal move in phase {state.phase}")
-        self.start()
-        started = time.monotonic()
-        self._send({"type": "move", "position": state.to_json(),
-                    "legal": [str(m) for m in legal], "time_left": self.move_time})
-        while True:
-            reply = self._receive(started + self.move_time,
-                                  lambda: f"timed out after {self.move_time} s")
-            if reply[0].get("type") == "info":  # progress lines are allowed before the answer
-                continue
-            break
-        message, line = reply
+        self.start()  # a bot used without reset starts here (a referee's clock would include it)
+        asked = time.monotonic()
+        try:
+            message, line = self._ask(state, legal, asked)
+        except BotForfeit:
+            raise
+        except BaseException:  # e.g. the referee's alarm: an answer may still come, so stop it
+            self._kill()
+            raise
         text = message.get("move")
         if message.get("type") != "move" or not isinstance(text, str):
             self._forfeit(_garbage(line))
@@ -121,6 +132,17 @@ class ExternalBot(Bot):
         except IllegalMoveError as exc:
             why = self._why(str(move), exc)
         self._forfeit(BotForfeit(f"illegal move {move}: {why}", "illegal"))
+
+    def _ask(self, state: GameState, legal: list[Move], asked: float) -> tuple[dict, str]:
+        """Send the move request; the answer (skipping info lines) within the move's limit."""
+        limit = self.move_limit
+        deadline = asked + limit
+        self._send({"type": "move", "position": state.to_json(), "legal": [str(m) for m in legal],
+                    "time_left": round(max(0.0, deadline - time.monotonic()), 3)})
+        while True:
+            reply = self._receive(deadline, lambda: f"timed out after {limit} s")
+            if reply[0].get("type") != "info":  # progress lines are allowed before the answer
+                return reply
 
     # ------------------------------------------------------------ process life
     def start(self) -> None:

@@ -26,6 +26,8 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+from engine.errors import shown
+
 from .base import Bot
 
 BOTS: dict[str, type[Bot]] = {}
@@ -122,7 +124,7 @@ def check_params(type_name: str, params: dict[str, Any]) -> dict[str, Any]:
     for name, value in params.items():
         if name not in known:
             choices = ", ".join(known) or "none"
-            raise ValueError(f"{type_name}: unknown parameter {name!r} (its parameters: {choices})")
+            raise ValueError(f"{type_name}: unknown parameter {shown(name)} (its parameters: {choices})")
         checked[name] = _check(type_name, known[name], value)
     for p in known.values():
         if p.default is REQUIRED and p.name not in checked:
@@ -135,7 +137,7 @@ def make_bot(type_name: str, seed: int = 0, **params: Any) -> Bot:
     names it."""
     cls = bot_class(type_name)
     if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ValueError(f"{type_name}: seed must be an integer, not {seed!r}")
+        raise ValueError(f"{type_name}: seed must be an integer, not {shown(seed)}")
     return cls(seed=seed, **check_params(type_name, params))
 
 
@@ -179,7 +181,7 @@ def _check(type_name: str, p: Parameter, value: Any) -> Any:
         return None
     if _fits(p, value):
         return float(value) if p.kind is float else list(value) if p.kind is list else value
-    raise ValueError(f"{type_name}: parameter {p.name} must be {p.expects()}, not {value!r}")
+    raise ValueError(f"{type_name}: parameter {p.name} must be {p.expects()}, not {shown(value)}")
 
 
 def _fits(p: Parameter, value: Any) -> bool:

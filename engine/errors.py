@@ -1,4 +1,5 @@
-"""The engine's errors: both are ValueErrors whose message says what is wrong."""
+"""The engine's errors: both are ValueErrors whose message says what is wrong; and ``shown``, how
+every error message of the project shows a value it was given."""
 
 
 class IllegalMoveError(ValueError):
@@ -7,3 +8,13 @@ class IllegalMoveError(ValueError):
 
 class InvalidPositionError(ValueError):
     """A position that breaks the format or the rules; the message names the field and the rule."""
+
+
+def shown(value, limit: int = 200) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters; a value too large to
+    print (an integer of thousands of digits, nesting too deep) is named by its type."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return f"{'an' if type(value).__name__[0] in 'aeiou' else 'a'} {type(value).__name__} too large to show"
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -17,6 +17,11 @@ KEYS = ("format", "variant", "players", "round", "phase", "to_move", "opener",
 BOARD_KEYS = ("score", "lines", "wall", "floor")
 VARIANTS = ("colored", "gray")
 PHASES = ("draft", "tiling", "refill", "over")
+# Bounds the reader puts on numbers the rules leave open (docs/positions.md, "Ranges"): far above
+# any real game, and far inside the core's 32-bit round and score, so play from a position read
+# here can never overflow them.
+MAX_ROUND = 1_000_000
+MAX_SCORE = 1_000_000
 _LETTERS = "B, Y, R, K, W"
 
 
@@ -31,6 +36,8 @@ def read_position(obj):
     round_ = _int(data["round"], "round")
     if round_ < 1:
         _fail("round", f"{round_}, rounds count from 1")
+    if round_ > MAX_ROUND:
+        _fail("round", f"{round_} is out of range, a round is 1..{MAX_ROUND}")
     phase = _choice(data["phase"], "phase", PHASES)
     if phase == "tiling" and variant != "gray":
         _fail("phase", '"tiling" exists only in the gray variant (a coloured wall tiles itself)')
@@ -64,6 +71,8 @@ def _fail(path, reason):
 
 
 def _describe(value):
+    if type(value) is int and value.bit_length() > 64:  # too long to print (or to convert)
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
     name = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
             list: "an array", tuple: "an array", dict: "an object"}.get(type(value))
     if name is None:
@@ -78,6 +87,12 @@ def _load(obj):
         except json.JSONDecodeError as exc:
             where = f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
             raise InvalidPositionError(f"position: not JSON ({where})") from None
+        except InvalidPositionError:  # a key twice (_no_duplicates)
+            raise
+        except RecursionError:
+            _fail("position", "nested too deeply to read (a position nests arrays and objects 3 levels deep)")
+        except ValueError as exc:  # e.g. an integer with more digits than Python converts
+            raise InvalidPositionError(f"position: not read as JSON ({exc})") from None
         if not isinstance(obj, dict):
             _fail("position", f"the top level must be a JSON object, got {_describe(obj)}")
     elif not isinstance(obj, dict):
@@ -87,6 +102,7 @@ def _load(obj):
     if obj["format"] != FORMAT:
         _fail("format", f'must be "{FORMAT}", got {_describe(obj["format"])}')
     return obj
+
 
 
 def _no_duplicates(pairs):
@@ -110,6 +126,8 @@ def _check_keys(obj, required, prefix, optional=()):
 def _int(value, path):
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, f"must be an integer, got {_describe(value)}")
+    if value.bit_length() > 64:
+        _fail(path, f"{_describe(value)} is far out of range")
     return value
 
 
@@ -202,6 +220,8 @@ def _read_board(board, path, variant):
     score = _int(board["score"], f"{path}.score")
     if score < 0:
         _fail(f"{path}.score", f"{score}, a score never falls below 0")
+    if score > MAX_SCORE:
+        _fail(f"{path}.score", f"{score} is out of range, a score is 0..{MAX_SCORE}")
     wall = _read_wall(board["wall"], f"{path}.wall", variant)
     lines = _read_lines(board["lines"], f"{path}.lines", wall)
     floor = _letters(board["floor"], f"{path}.floor", COLOURS + MARKER)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bots that break the azul-bot/1 protocol on purpose, for the referee's tests.
+"""Bots that break the azul-bot/1 protocol on purpose, or probe the referee, for its tests.
 
     python3 broken_bots.py MODE [ARG]
 
@@ -11,6 +11,9 @@ MODE is one of:
   illegal        answers hello, then answers every move with ARG (default 1B9)
   silent-hello   reads the hello and never answers it
   chatty         writes megabytes to stderr before each answer, then plays the first legal move
+  slow-start     sleeps ARG seconds before answering hello, then plays the first legal move
+  log            appends "hello SEED", "reset SEED" and "move TIME_LEFT" lines to the file ARG,
+                 plays the first legal move with info {"resets": resets so far}
 """
 import json
 import signal
@@ -21,10 +24,17 @@ mode = sys.argv[1]
 arg = sys.argv[2] if len(sys.argv) > 2 else "1B9"
 if mode == "stubborn":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+resets = 0
 
 
 def say(message):
     print(json.dumps(message), flush=True)
+
+
+def log(line):
+    if mode == "log":
+        with open(arg, "a") as out:
+            print(line, file=out)
 
 
 for line in sys.stdin:
@@ -32,6 +42,9 @@ for line in sys.stdin:
     if message["type"] == "hello":
         if mode == "silent-hello":
             time.sleep(3600)
+        if mode == "slow-start":
+            time.sleep(float(arg))
+        log(f"hello {message['seed']}")
         say({"type": "hello", "name": f"broken-{mode}", "version": "0"})
     elif message["type"] == "move":
         if mode == "crash":
@@ -48,5 +61,11 @@ for line in sys.stdin:
             for _ in range(2000):
                 print("thinking " * 100, file=sys.stderr)
             say({"type": "move", "move": message["legal"][0]})
+        elif mode in ("slow-start", "log"):
+            log(f"move {message['time_left']}")
+            say({"type": "move", "move": message["legal"][0], "info": {"resets": resets}})
+    elif message["type"] == "reset":
+        resets += 1
+        log(f"reset {message.get('seed')}")
     elif message["type"] == "quit":
         break

@@ -152,23 +152,29 @@ def test_a_real_run_gives_one_row_per_bot(real_run):
 
 
 def test_the_command_in_every_format(real_run):
-    result = runner.invoke(app, ["elo", str(real_run), "--format", "csv", "--bootstrap", "20"])
+    result = runner.invoke(app, ["elo", str(real_run), "--format", "csv", "--bootstrap", "40"])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.output)))
     assert [r["bot"] for r in rows] and set(rows[0]) == {"num_players", "bot", "games", "rating",
                                                          "low", "high", "score_share"}
     assert {r["num_players"] for r in rows} == {"2"}
-    result = runner.invoke(app, ["elo", str(real_run), "--format", "json", "--bootstrap", "20",
+    result = runner.invoke(app, ["elo", str(real_run), "--format", "json", "--bootstrap", "40",
                                  "--anchor", "random", "--seed", "3"])
     assert result.exit_code == 0, result.output
     (doc,) = json.loads(result.output)  # one entry per player count
     assert doc["num_players"] == 2
     assert {b["bot"]: b["rating"] for b in doc["bots"]}["random"] == 0.0
     assert set(doc["superiority"]) == {"random", "greedy", "heuristic"} and "first_move" in doc
-    result = runner.invoke(app, ["elo", str(real_run), "--bootstrap", "20"])
+    result = runner.invoke(app, ["elo", str(real_run), "--bootstrap", "40"])
     assert result.exit_code == 0 and "heuristic" in result.output and "first mover" in result.output
     result = runner.invoke(app, ["elo", str(real_run), "--anchor", "nobody"])
     assert result.exit_code == 1 and result.output.startswith("error: anchor 'nobody'")
+    # one resample would print an interval of one estimate (859 .. 859): refused, saying how many
+    for command in ("elo", "report"):
+        result = runner.invoke(app, [command, str(real_run), "-b", "1"])
+        assert result.exit_code == 1
+        assert result.output == ("error: --bootstrap: 1 resamples are too few for a 95% interval: "
+                                 "it needs 40 or more (0: no interval)\n")
 
 
 @pytest.mark.parametrize("players", [2, 3])

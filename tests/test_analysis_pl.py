@@ -211,7 +211,7 @@ def run3(tmp_path_factory):
 
 
 def test_the_command_on_a_three_player_league(run3, tmp_path):
-    result = runner.invoke(app, ["elo", str(run3), "--format", "csv", "--bootstrap", "20"])
+    result = runner.invoke(app, ["elo", str(run3), "--format", "csv", "--bootstrap", "40"])
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.output)))
     assert list(rows[0]) == ["num_players", "bot", "games", "rating", "low", "high",
@@ -219,7 +219,7 @@ def test_the_command_on_a_three_player_league(run3, tmp_path):
     assert [r["bot"] for r in rows] == ["a", "b", "c", "d"]
     assert {r["num_players"] for r in rows} == {"3"}
 
-    result = runner.invoke(app, ["elo", str(run3), "-f", "json", "-b", "20", "--openskill",
+    result = runner.invoke(app, ["elo", str(run3), "-f", "json", "-b", "40", "--openskill",
                                  "--anchor", "d", "--anchor-value", "100"])
     assert result.exit_code == 0, result.output
     (entry,) = json.loads(result.output)
@@ -230,7 +230,7 @@ def test_the_command_on_a_three_player_league(run3, tmp_path):
     assert set(entry["superiority"]) == {"a", "b", "c", "d"} and entry["unbounded"] == []
 
     two = write_league(synthetic_league(TRUTH[:3], 10, seed=16, run_id="p2"), tmp_path / "p2")
-    result = runner.invoke(app, ["elo", str(run3), str(two), "-b", "10", "--openskill"])
+    result = runner.invoke(app, ["elo", str(run3), str(two), "-b", "40", "--openskill"])
     assert result.exit_code == 0, result.output
     out = result.output
     assert out.index("2 players") < out.index("first mover's edge") < out.index("3 players")

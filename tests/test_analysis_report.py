@@ -126,7 +126,7 @@ def test_a_failure_leaves_the_old_report(synthetic, tmp_path, monkeypatch):
 
 def test_cli(synthetic, tmp_path):
     result = runner.invoke(app, ["report", str(synthetic), "--out", str(tmp_path / "o"),
-                                 "--bootstrap", "10", "--seed", "4"])
+                                 "--bootstrap", "40", "--seed", "4"])
     assert result.exit_code == 0, result.output
     for name in ("report.html", "elo.csv", "summary.md"):
         assert f"wrote {tmp_path / 'o' / name}" in result.output
@@ -202,3 +202,38 @@ def test_a_four_player_league_is_rated(tmp_path):
     summary = (tmp_path / "four" / "summary.md").read_text(encoding="utf-8")
     assert "leader: 4 players:" in summary and "seat 0 (4 players) wins" in summary
     assert "<h3>4-player games</h3>" in (tmp_path / "four" / "report.html").read_text()
+
+
+def test_a_league_of_forfeits_shows_its_faults_and_withholds_what_they_decide(tmp_path):
+    from test_league_support import bot
+
+    data = league(tmp_path / "out", [bot("bad", "RaisingBot", after=1), "random"], name="faulty", deals=3)
+    config = tmp_path / "faulty.yaml"
+    config.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["league", "run", str(config), "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    run_dir = tmp_path / "out" / "faulty"
+    build_report(run_dir, tmp_path, bootstrap=0)
+    text = (tmp_path / "report.html").read_text()
+    faults = text[text.index("<h2>Faults</h2>"):]
+    assert "<td>" not in faults and '<td class="text">bad</td><td class="num">6</td><td class="num">6</td>' \
+        '<td class="num">6</td><td class="num">0</td><td class="num">0</td><td class="num">1.000</td>' \
+        '<td class="text">yes</td><td class="text">seat ' in faults
+    assert "RuntimeError: boom" in faults
+    assert html_ratings(text)["random"][1] and "bad" not in html_ratings(text)  # bad's rating: "-"
+    assert "ratings withheld (more than half their games forfeited, see Faults): bad" in text
+    assert "first mover&#x27;s edge (2 players): withheld, 100% of the games ended by a forfeit" in text
+    assert "first mover&#x27;s edge: " not in text  # no Elo figure for it
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| bad | withheld | - | 6 |" in summary and "2 players: random (" in summary
+    assert "- bad: forfeited 6 of 6 games (6 error) (rating withheld); first: seat " in summary
+
+
+def test_marker_and_openings_tables_read_like_the_others(real):
+    text = (real / "report.html").read_text()
+    marker = text[text.index("<h2>The first-player marker</h2>"):text.index("<h2>Score distributions")]
+    headers = re.findall(r"<th[^>]*>(.*?)</th>", marker)
+    assert "take rate" in headers and "win prob. 95%" in headers
+    assert not [h for h in headers if "_" in h], headers  # no snake_case column names
+    openings = text[text.index("<h2>Openings</h2>"):text.index("<h2>The first-player marker")]
+    assert ">True<" not in openings and ">False<" not in openings and ">yes<" in openings

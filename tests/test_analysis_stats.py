@@ -43,13 +43,14 @@ def test_standings_on_known_games():
     assert (a["games"], a["wins"], a["shared"], a["losses"]) == (3, 2, 1, 0)
     assert a["win_rate"] == pytest.approx(2.5 / 3)
     assert (a["low"], a["high"]) == pytest.approx(wilson(2.5, 3))
-    assert a["score_share"] == pytest.approx(120 / 200)
+    # the mean of its per-game shares (not 120 / 200, the total over the total)
+    assert a["score_share"] == pytest.approx((50 / 80 + 40 / 60 + 30 / 60) / 3)
     assert a["mean_score"] == pytest.approx(40.0)
     assert a["score_low"] < 40.0 < a["score_high"]
     assert a["mean_floor_penalty"] == pytest.approx(2.0) and a["mean_bonus"] == pytest.approx(7.0)
     b = table.row(1, named=True)
     assert (b["games"], b["wins"], b["shared"], b["losses"]) == (3, 0, 1, 2)
-    assert b["win_rate"] == pytest.approx(0.5 / 3) and b["score_share"] == pytest.approx(0.4)
+    assert b["win_rate"] == pytest.approx(0.5 / 3) and b["score_share"] == pytest.approx(1 - a["score_share"])
 
 
 def test_standings_keep_only_the_listed_games():
@@ -181,3 +182,23 @@ def test_seat_advantage_counts_seats_from_the_series_opener():
     assert seat_advantage(moved, marked).equals(plain)
     first = plain.filter(pl.col("bot").is_null() & (pl.col("seat") == 0))["win_rate"][0]
     assert first > 0.55  # the planted first-mover edge shows at seat 0
+
+
+def test_one_score_share_and_one_win_rate_everywhere():
+    """The league's table (Tally), the standings and the ratings table give the same numbers."""
+    from analysis.elo import ratings_table
+    from tournament.standings import Tally
+
+    games = pl.DataFrame({"run_id": ["r"] * 3, "game_id": ["g1", "g2", "g3"],
+                          "termination": ["normal"] * 3, "fault_seat": [None] * 3})
+    tally = Tally(["A", "B"])
+    tally.add_tables(games.drop("run_id").to_arrow(), THREE.drop("run_id").to_arrow())
+    league = {r.bot: r for r in tally.standings()}
+    table = {r["bot"]: r for r in standings(THREE).iter_rows(named=True)}
+    rated = {r["bot"]: r for r in ratings_table(THREE, games, ["A", "B"], [0, 0], [0, 0], [0, 0])
+             .iter_rows(named=True)}
+    for bot in "AB":
+        assert league[bot].score_share == pytest.approx(table[bot]["score_share"])
+        assert rated[bot]["score_share"] == pytest.approx(table[bot]["score_share"])
+        assert league[bot].win_rate == pytest.approx(table[bot]["win_rate"])
+        assert (league[bot].wins, league[bot].shared) == (table[bot]["wins"], table[bot]["shared"])

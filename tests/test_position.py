@@ -186,6 +186,8 @@ def test_ranks(scores, rows, expected):
     ([1, 2], r"^position: must be a dict or a JSON string, got an array"),
     ({"variant": "colored"}, r'^format: missing, a position starts with "format": "azul-position/1"'),
     ({"format": "azul-position/2"}, r'^format: must be "azul-position/1", got a string'),
+    ("[" * 100000 + "]" * 100000, r"^position: nested too deeply to read"),
+    ('{"format": "azul-position/1", "round": ' + "9" * 5000 + "}", r"^position: not read as JSON \(Exceeds"),
 ])
 def test_rejects_what_is_not_a_position(given, pattern):
     with pytest.raises(InvalidPositionError, match=pattern):
@@ -295,6 +297,11 @@ CASES = [
     ("over", {"boards/1/score": 31}, r"^ranks: \[1, 2\] does not follow .* the ranks are \[2, 1\]"),
     ("over", {"ranks": [1]}, r"^ranks: 1 ranks, a 2-player game has 2"),
     ("over", {"ranks": [True, 2]}, r"^ranks\[0\]: must be an integer, got a boolean"),
+    # numbers beyond what the core's 32-bit fields hold (docs/positions.md, ranges)
+    ("draft", {"boards/0/score": 2**31}, r"^boards\[0\]\.score: 2147483648 is out of range, a score is 0\.\.1000000"),
+    ("draft", {"round": 2**31}, r"^round: 2147483648 is out of range, a round is 1\.\.1000000"),
+    ("draft", {"players": 10**400}, r"^players: an integer of about 401 digits is far out of range"),
+    ("draft", {"boards/1/score": -2**70}, r"^boards\[1\]\.score: an integer of about 22 digits is far out of range"),
 ]
 
 

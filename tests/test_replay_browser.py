@@ -206,3 +206,62 @@ def test_clicking_a_move_shows_the_position_after_it(browser, games):
         assert [tiles(browser, f'#factories [data-factory="{k}"]') for k in range(1, len(pos["factories"]) + 1)] \
             == ["".join(f) for f in pos["factories"]]
     no_script_errors(browser)
+
+
+def contrast(one: str, two: str) -> float:
+    """The WCAG contrast ratio of two CSS colours "rgb(r, g, b)" / "rgba(...)" (1: invisible, 21)."""
+    def luminance(css_colour):
+        values = [float(v) / 255 for v in css_colour[css_colour.index("(") + 1:-1].split(",")[:3]]
+        linear = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in values]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    high, low = sorted((luminance(one), luminance(two)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+MOVE_LIST_GEOMETRY = """
+const items = [...document.querySelectorAll('#moves li')];
+const list = document.getElementById('moves').getBoundingClientRect();
+const box = li => { const r = li.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+const background = el => {  // the colour painted behind an element: its own, else its ancestors'
+  for (; el; el = el.parentElement) {
+    const c = getComputedStyle(el).backgroundColor;
+    if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c;
+  }
+  return 'rgb(255, 255, 255)';
+};
+const current = document.querySelector('#moves li.current');
+const marker = getComputedStyle(current, '::marker');
+const inside = getComputedStyle(current).listStylePosition === 'inside';
+return {
+  numberColour: marker.color, textColour: getComputedStyle(current).color,
+  behindNumber: background(inside ? current : current.parentElement), inside: inside,
+  list: [list.left, list.top, list.right, list.bottom], current: box(current),
+  others: items.filter(li => li !== current).map(box),
+  lefts: [...new Set(items.map(li => Math.round(li.getBoundingClientRect().left)))],
+  roundStarts: [...document.querySelectorAll('#moves li.round-start')].map(li => Math.round(li.getBoundingClientRect().left)),
+};
+"""
+
+
+@pytest.mark.parametrize("kind", ["colored", "gray"])
+def test_the_current_move_is_readable_and_stays_in_its_column(browser, games, kind):
+    url, game, _ = games[kind]
+    open_page(browser, url)
+    for step in (game.steps[3], game.steps[len(game.steps) // 2], game.steps[-1]):
+        if step.move is None:
+            continue
+        css(browser, f'#moves li[data-ply="{step.ply}"]')[0].click()
+        g = browser.execute_script(MOVE_LIST_GEOMETRY)
+        # its number is drawn inside the highlighted item, in a colour that shows on the highlight
+        assert g["inside"]  # a number outside its item's box sits in the gap, under the next column
+        assert contrast(g["numberColour"], g["behindNumber"]) >= 4.5, g
+        assert contrast(g["textColour"], g["behindNumber"]) >= 4.5, g
+        # the highlight stays in its column: inside the list, overlapping no other item
+        left, top, right, bottom = g["current"]
+        assert g["list"][0] - 0.5 <= left and right <= g["list"][2] + 0.5
+        for o in g["others"]:
+            overlap = min(right, o[2]) - max(left, o[0]) > 0.5 and min(bottom, o[3]) - max(top, o[1]) > 0.5
+            assert not overlap, (g["current"], o)
+        # three columns, and a round's separator starts at its column's left edge
+        assert len(g["lefts"]) == 3 and set(g["roundStarts"]) <= set(g["lefts"])
+    no_script_errors(browser)

@@ -7,6 +7,7 @@ here with the dashboard off and every port on 127.0.0.1; ``--address`` joins a c
 """
 from __future__ import annotations
 
+import atexit
 import gc
 import logging
 import os
@@ -14,10 +15,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from bots import bot_class, check_params
+from bots import Bot, bot_class, check_params
+from bots.external import ExternalBot
 
 from .config import IDENTITY
-from .game import Seat, play_game
+from .game import Seat, close_bots, play_game
 from .records import RecordBuffer
 from .scheduler import GameSpec
 
@@ -26,20 +28,34 @@ class LeagueError(RuntimeError):
     """A league that cannot start or go on; the message says why and what to do."""
 
 
-_CONTEXTS: dict[str, tuple[list[Seat], str]] = {}
+# Per process: the seats and variant of the config in play, and its kept bots (external programs,
+# running from game to game; closed when the config changes, the backend closes or the process exits).
+_CONTEXTS: dict[str, tuple[list[Seat], str, dict[tuple[str, int], Bot]]] = {}
+
+
+def close_kept_bots() -> None:
+    """Close the programs this process keeps between games (and forget the config)."""
+    for _, _, kept in _CONTEXTS.values():
+        close_bots(kept.values())
+    _CONTEXTS.clear()
+
+
+atexit.register(close_kept_bots)
 
 
 def league_seats(config: dict[str, Any]) -> list[Seat]:
     """How to build every bot of a (resolved) config: one ``Seat`` per bot, in config order.
 
     The parameters are checked here, once; each game's bot is then built from its class directly.
+    An external bot's seat is ``keep``: its program runs from game to game in a worker.
     """
     seats = []
     for entry in config["bots"]:
         cls = bot_class(entry["type"])
         params = check_params(entry["type"], entry["params"])
         limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
-        seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit))
+        seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit,
+                          keep=issubclass(cls, ExternalBot)))
     return seats
 
 
@@ -51,16 +67,16 @@ def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> di
     """Play games of a league and return their records as the four Arrow tables."""
     key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY))
     if key not in _CONTEXTS:
-        _CONTEXTS.clear()
-        _CONTEXTS[key] = (league_seats(config), config["variant"])
+        close_kept_bots()
+        _CONTEXTS[key] = (league_seats(config), config["variant"], {})
         # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
         # it out of the garbage collector's way, which games allocate heavily against.
         gc.collect()
         gc.freeze()
-    bots, variant = _CONTEXTS[key]
+    bots, variant, kept = _CONTEXTS[key]
     buf = RecordBuffer()
     for spec in specs:
-        play_game(spec, [bots[b] for b in spec.seats], variant, buf)
+        play_game(spec, [bots[b] for b in spec.seats], variant, buf, kept)
     return buf.to_tables(run_id)
 
 
@@ -92,7 +108,7 @@ class SerialBackend:
             self.queue.pop(h, None)
 
     def close(self) -> None:
-        pass
+        close_kept_bots()
 
 
 def _prepare_local_ray_env() -> None:

@@ -8,7 +8,6 @@ resolved config (every default filled in) that a run writes beside its records.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ import yaml
 
 from bots import make_bot
 from bots.spec import parse_bot_spec
+from engine.errors import shown
 
 from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
@@ -143,6 +143,8 @@ def parse_config(data: Any, source: str = "config", default_name: str = "league"
 
 
 # ---------------------------------------------------------------- checking
+MAX_SEED = 2**64 - 1  # seeds: 0..2**64-1
+MAX_SECONDS = 1e6  # time_limit and flush_seconds: positive, at most 1e6 s (11 days)
 class _FieldError(Exception):
     def __init__(self, field_name: str, reason: str):
         super().__init__(f"{field_name}: {reason}")
@@ -162,33 +164,33 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     match = _choice(data.get("match", "game"), "match", MATCHES)
     self_play = data.get("self_play", False)
     if not isinstance(self_play, bool):
-        raise _FieldError("self_play", f"must be true or false, not {self_play!r}")
-    seed = _int(data.get("seed", 0), "seed", 0)
+        raise _FieldError("self_play", f"must be true or false, not {shown(self_play)}")
+    seed = _int(data.get("seed", 0), "seed", 0, MAX_SEED)
     out = data.get("out", "runs")
     if not isinstance(out, str) or not out:
-        raise _FieldError("out", f"must be a folder name, not {out!r}")
+        raise _FieldError("out", f"must be a folder name, not {shown(out)}")
     time_limit = _seconds(data.get("time_limit"), "time_limit")
     batch = data.get("batch_games")
     batch = None if batch is None else _int(batch, "batch_games", 1)
     flush = data.get("flush_seconds", 5.0)
-    if isinstance(flush, bool) or not isinstance(flush, (int, float)) or not 0 <= flush < math.inf:
-        raise _FieldError("flush_seconds", f"must be a number of seconds, 0 or more, not {flush!r}")
+    if isinstance(flush, bool) or not isinstance(flush, (int, float)) or not 0 <= flush <= MAX_SECONDS:
+        raise _FieldError("flush_seconds", f"must be a number of seconds, 0 to {MAX_SECONDS:g}, not {shown(flush)}")
     ray = _section(data.get("ray"), "ray", RAY_KEYS)
     address = ray.get("address")
     if address is not None and (not isinstance(address, str) or not address):
-        raise _FieldError("ray.address", f"must be an address like 10.0.0.5:6379 or 'auto', not {address!r}")
+        raise _FieldError("ray.address", f"must be an address like 10.0.0.5:6379 or 'auto', not {shown(address)}")
     workers = ray.get("workers")
     workers = None if workers is None else _int(workers, "ray.workers", 0)
     ml = _section(data.get("mlflow"), "mlflow", MLFLOW_KEYS)
     enabled = ml.get("enabled", True)
     if not isinstance(enabled, bool):
-        raise _FieldError("mlflow.enabled", f"must be true or false, not {enabled!r}")
+        raise _FieldError("mlflow.enabled", f"must be true or false, not {shown(enabled)}")
     uri = ml.get("tracking_uri")
     if uri is not None and (not isinstance(uri, str) or not uri):
-        raise _FieldError("mlflow.tracking_uri", f"must be a URI like sqlite:///runs/mlflow.db, not {uri!r}")
+        raise _FieldError("mlflow.tracking_uri", f"must be a URI like sqlite:///runs/mlflow.db, not {shown(uri)}")
     experiment = ml.get("experiment", "azul-league")
     if not isinstance(experiment, str) or not experiment:
-        raise _FieldError("mlflow.experiment", f"must be a name, not {experiment!r}")
+        raise _FieldError("mlflow.experiment", f"must be a name, not {shown(experiment)}")
     bots = _bots(data.get("bots"), seed)
     if len(bots) < players:
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
@@ -204,7 +206,7 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
     if value is None:
         raise _FieldError("bots", "missing: list the bots of the league (type, params, seed)")
     if not isinstance(value, list) or not value:
-        raise _FieldError("bots", f"must be a non-empty list of bots, not {value!r}")
+        raise _FieldError("bots", f"must be a non-empty list of bots, not {shown(value)}")
     entries, names = [], {}
     for i, item in enumerate(value):
         where = f"bots[{i}]"
@@ -219,12 +221,12 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
         _known_keys(item, BOT_KEYS, where + ".")
         bot_type = item.get("type")
         if not isinstance(bot_type, str) or not bot_type:
-            raise _FieldError(f"{where}.type", f"missing: a registered bot type or module:Class, not {bot_type!r}")
+            raise _FieldError(f"{where}.type", f"missing: a registered bot type or module:Class, not {shown(bot_type)}")
         params = item.get("params") or {}
         if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-            raise _FieldError(f"{where}.params", f"must be a mapping of parameter names to values, not {params!r}")
+            raise _FieldError(f"{where}.params", f"must be a mapping of parameter names to values, not {shown(params)}")
         seed = item.get("seed")
-        seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0)
+        seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0, MAX_SEED)
         time_limit = _seconds(item.get("time_limit"), f"{where}.time_limit")
         try:
             proto = make_bot(bot_type, seed=seed, **params)
@@ -236,7 +238,7 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
         name = item.get("name", proto.name)
         name = _name(name, f"{where}.name")
         if name in names:
-            raise _FieldError(f"{where}.name", f"{name!r} is already the name of bots[{names[name]}]: "
+            raise _FieldError(f"{where}.name", f"{shown(name)} is already the name of bots[{names[name]}]: "
                                                "give each bot a distinct name")
         names[name] = i
         entries.append(BotEntry(name=name, type=bot_type, params=dict(params), seed=seed,
@@ -261,10 +263,11 @@ def _section(value: Any, where: str, known: tuple[str, ...]) -> dict:
 
 def _int(value: Any, where: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _FieldError(where, f"must be a whole number, not {value!r}")
+        raise _FieldError(where, f"must be a whole number, not {shown(value)}")
     if value < low or (high is not None and value > high):
-        span = f"from {low} to {high}" if high is not None else f"{low} or more"
-        raise _FieldError(where, f"must be {span}, not {value}")
+        span = (f"{low} or more" if high is None else f"{low} or more and below 2**64" if high == MAX_SEED
+                else f"from {low} to {high}")
+        raise _FieldError(where, f"must be {span}, not {shown(value)}")
     return value
 
 
@@ -278,22 +281,23 @@ def _count(value: Any, where: str, low: int) -> int:
 def _seconds(value: Any, where: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise _FieldError(where, f"must be a positive number of seconds (or null for none), not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_SECONDS:
+        raise _FieldError(where, f"must be a positive number of seconds up to {MAX_SECONDS:g} (or null "
+                                 f"for none), not {shown(value)}")
     return float(value)
 
 
 def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise _FieldError(where, f"must be one of {', '.join(choices)}, not {value!r}")
+        raise _FieldError(where, f"must be one of {', '.join(choices)}, not {shown(value)}")
     return value
 
 
 def _name(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip() or "/" in value or value.startswith("."):
-        raise _FieldError(where, f"must be a non-empty name without '/', not {value!r}")
+        raise _FieldError(where, f"must be a non-empty name without '/', not {shown(value)}")
     return value
 
 
 def _kind(value: Any) -> str:
-    return "nothing" if value is None else f"a {type(value).__name__} ({value!r:.40})"
+    return "nothing" if value is None else f"a {type(value).__name__} ({shown(value, 40)})"

@@ -45,12 +45,18 @@ class Forfeit(Exception):
 
 @dataclass(frozen=True)
 class Seat:
-    """What a game needs to know about a bot: its league name, how to build it, its time limit."""
+    """What a game needs to know about a bot: its league name, how to build it, its time limit.
+
+    ``keep``: the bot is built once per worker process and seat copy and kept from game to game
+    (an external program: started once, told ``reset`` between games), when ``play_game`` is given
+    a ``kept`` dict to keep it in; every other bot is built fresh for each game.
+    """
 
     name: str
     make: Callable[[int], Bot]  # seed -> a fresh bot
     seed: int
     time_limit: float | None = None
+    keep: bool = False
 
 
 @dataclass
@@ -89,13 +95,17 @@ class _Referee:
         except IllegalMoveError as exc:
             raise Forfeit("illegal", f"{where}: {exc}") from None
         except Exception as exc:
-            kind = getattr(exc, "kind", None)
-            raise Forfeit(kind if kind in FAULTS else "error", f"{where}: {_describe(exc)}") from None
+            raise Forfeit(_kind(exc), f"{where}: {_describe(exc)}") from None
         return move
 
 
-def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBuffer) -> GameOutcome:
-    """Play ``spec`` with ``seats[s]`` in seat s, appending its rows to ``buf``."""
+def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBuffer,
+              kept: dict[tuple[str, int], Bot] | None = None) -> GameOutcome:
+    """Play ``spec`` with ``seats[s]`` in seat s, appending its rows to ``buf``.
+
+    ``kept`` holds the bots of ``keep`` seats between games (by seat name and copy); the caller
+    closes them with ``close_bots`` when it is done. Without it every bot is built for this game.
+    """
     started = time.perf_counter()
     players = len(seats)
     names = [s.name for s in seats]
@@ -108,7 +118,7 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
     factories, round_open = "", False
     bots: list[Bot] = []
     try:
-        bots = _build_bots(seats, gid)
+        bots = _build_bots(seats, gid, kept)
         referee = _Referee(bots, seats)
         for event in play(state, referee, lambda r: round_seed(spec.deal_seed, r)):
             if type(event) is Moved:
@@ -133,7 +143,7 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
         fault_seat = state.to_move
         termination, error = "illegal", f"seat {fault_seat} ({names[fault_seat]}): {exc}"
     finally:
-        _close(bots)
+        close_bots(_fresh(bots, kept))
     final = state.to_json()
     scores = [b["score"] for b in final["boards"]]
     walls = [b["wall"] for b in final["boards"]]
@@ -160,24 +170,47 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
     return GameOutcome(gid, termination, error, scores, places, names, fault_seat)
 
 
-def _build_bots(seats: Sequence[Seat], gid: str) -> list[Bot]:
-    """A fresh bot per seat, reset; a bot that cannot even be built forfeits."""
+def _build_bots(seats: Sequence[Seat], gid: str, kept: dict | None) -> list[Bot]:
+    """A bot per seat (fresh, or kept from the last game), told the time limit and reset outside
+    any move's clock (an external program starts here); a bot that cannot be built forfeits."""
     bots: list[Bot] = []
     names = [s.name for s in seats]
     for s, seat in enumerate(seats):
         try:
             # a bot seated more than once (self-play) gets a seed of its own in each seat
             copy = names[:s].count(seat.name)
-            bots.append(seat.make(bot_game_seed(seat.seed, gid, copy)))
-            bots[-1].reset()
+            seed = bot_game_seed(seat.seed, gid, copy)
+            if seat.keep and kept is not None:
+                bot = kept.get((seat.name, copy))
+                if bot is None:
+                    bot = kept[(seat.name, copy)] = seat.make(seed)
+                bot.seed = seed  # the game's own seed (an external program is told it in reset)
+            else:
+                bot = seat.make(seed)
+            bots.append(bot)
+            bot.time_limit = seat.time_limit
+            bot.reset()
         except Exception as exc:
-            _close(bots)
-            raise Forfeit("error", f"seat {s} ({seat.name}): {_describe(exc)}", s) from None
+            close_bots(_fresh(bots, kept))
+            raise Forfeit(_kind(exc), f"seat {s} ({seat.name}): {_describe(exc)}", s) from None
     return bots
 
 
-def _close(bots: list[Bot]) -> None:
-    for bot in bots:
+def _fresh(bots: list[Bot], kept: dict | None) -> list[Bot]:
+    """The bots built for this game only (closed at its end), not those kept between games."""
+    kept_ids = {id(b) for b in (kept or {}).values()}
+    return [b for b in bots if id(b) not in kept_ids]
+
+
+def _kind(exc: Exception) -> str:
+    """The forfeit kind of a bot's exception: its own ``kind`` (an external bot's) or "error"."""
+    kind = getattr(exc, "kind", None)
+    return kind if kind in FAULTS else "error"
+
+
+def close_bots(bots) -> None:
+    """Close every bot that has a ``close`` (external programs), ignoring their errors."""
+    for bot in list(bots):
         close = getattr(bot, "close", None)
         if callable(close):
             try:

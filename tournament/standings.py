@@ -19,10 +19,11 @@ from .records import read_table
 class BotStanding:
     bot: str
     games: int = 0
-    wins: int = 0
-    win_rate: float = 0.0
+    wins: int = 0  # rank 1 alone
+    shared: int = 0  # rank 1 shared with another seat
+    win_rate: float = 0.0  # points per game: 1 a win, 1/2 a shared first (as in the analysis)
     mean_score: float = 0.0
-    score_share: float = 0.0  # the bot's points over all points at its tables, game by game
+    score_share: float = 0.0  # mean over its games of its score over its table's (docs/analysis.md)
     mean_rank: float = 0.0
     faults: int = 0  # games this bot forfeited (error, illegal move, timeout)
     elo: float | None = None  # None: no recorded game to rate it on
@@ -38,6 +39,7 @@ class Tally:
         self.bots = list(bots)
         self.games = defaultdict(int)
         self.wins = defaultdict(int)
+        self.shared = defaultdict(int)
         self.points = defaultdict(float)
         self.share = defaultdict(float)
         self.rank_sum = defaultdict(float)
@@ -60,9 +62,11 @@ class Tally:
                 self.faults[names[0]] += 1
             return
         table_points = sum(scores)
+        firsts = ranks.count(1)
         for s, name in enumerate(names):
             self.games[name] += 1
-            self.wins[name] += ranks[s] == 1
+            self.wins[name] += ranks[s] == 1 and firsts == 1
+            self.shared[name] += ranks[s] == 1 and firsts > 1
             self.points[name] += scores[s]
             self.share[name] += scores[s] / table_points if table_points else 1 / len(names)
             self.rank_sum[name] += ranks[s]
@@ -90,8 +94,13 @@ class Tally:
         played = [b for b in self.bots if self.games[b]]
         if not played:
             return None
-        best = max(played, key=lambda b: (self.wins[b] / self.games[b], self.share[b] / self.games[b]))
-        return best, self.wins[best] / self.games[best]
+        best = max(played, key=lambda b: (self.win_rate(b), self.share[b] / self.games[b]))
+        return best, self.win_rate(best)
+
+    def win_rate(self, bot: str) -> float:
+        """Points per game: a win 1, a shared first 1/2 (the win rate of the analysis)."""
+        n = self.games[bot]
+        return (self.wins[bot] + 0.5 * self.shared[bot]) / n if n else 0.0
 
     def forfeited_every_game(self) -> list[tuple[str, int]]:
         """(bot, games) of every bot that forfeited each game it took part in."""
@@ -104,7 +113,7 @@ class Tally:
         for b in self.bots:
             n = self.games[b]
             rows.append(BotStanding(
-                bot=b, games=n, wins=self.wins[b], win_rate=self.wins[b] / n if n else 0.0,
+                bot=b, games=n, wins=self.wins[b], shared=self.shared[b], win_rate=self.win_rate(b),
                 mean_score=self.points[b] / n if n else 0.0, score_share=self.share[b] / n if n else 0.0,
                 mean_rank=self.rank_sum[b] / n if n else 0.0, faults=self.faults[b], elo=ratings.get(b)))
         rows.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), -r.win_rate, r.bot))
