@@ -290,7 +290,7 @@ def _standings_table(standings: list[BotStanding]) -> Table:
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("bot", no_wrap=True, max_width=28)
-    for col in ("games", "win %", "score", "share", "faults", "elo"):
+    for col in ("games", "win rate", "score", "score share", "faults", "elo"):
         table.add_column(col, justify="right")
     for i, r in enumerate(standings, 1):
         table.add_row(str(i), r.bot, f"{r.games:,}", f"{r.win_rate:.1%}", f"{r.mean_score:.1f}",
