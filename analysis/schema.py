@@ -21,6 +21,9 @@ SCHEMAS: dict[str, pa.Schema] = {
         # added for ``match: series``: the series a game belongs to and which game of it (1 or 2);
         # both null in a league of single games
         ("series_id", _str), ("series_game", _i32),
+        # added for strategy studies (tournament/study.py): the intervention a treatment game
+        # plays (``control`` for its control game) and the seat that plays it; null in a league
+        ("intervention", _str), ("study_seat", _i32),
     ]),
     "results": pa.schema([
         ("run_id", _str), ("game_id", _str), ("seat", _i32), ("bot", _str), ("score", _i32),

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from bots import bot_class, check_params
+from bots import bot_maker
 
 from .config import IDENTITY
 from .game import Seat, play_game
@@ -36,15 +36,9 @@ def league_seats(config: dict[str, Any]) -> list[Seat]:
     """
     seats = []
     for entry in config["bots"]:
-        cls = bot_class(entry["type"])
-        params = check_params(entry["type"], entry["params"])
         limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
-        seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit))
+        seats.append(Seat(entry["name"], bot_maker(entry["type"], entry["params"]), entry["seed"], limit))
     return seats
-
-
-def _maker(cls, params):
-    return lambda seed: cls(seed=seed, **params)
 
 
 def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:

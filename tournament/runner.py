@@ -180,25 +180,27 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
-               resubmits: int = 2, on_written: Callable[[int], None] | None = None) -> LeagueSummary:
+               resubmits: int = 2, on_written: Callable[[int], None] | None = None,
+               games: list[GameSpec] | None = None) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
     is called when play starts and after each batch of games (None or False: not at all);
     the library prints nothing. ``on_written(games)`` is called after each part file is written
-    (tests use it to stop a league halfway).
+    (tests use it to stop a league halfway). ``games``: play these instead of the config's
+    schedule (a study's, tournament/study.py); their bots index ``config.bots``.
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
     with _locked(run_dir):
         done = prepare_run_dir(config, run_dir, resume, fresh)
-        total = config.total_games
+        total = config.total_games if games is None else len(games)
         summary = LeagueSummary(run_dir, total, len(done), 0, False, 0.0)
         names = [b.name for b in config.bots]
         tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
         if len(done) < total:
             _play(config, run_dir, done, summary, tally, progress or None, task_retries, resubmits,
-                  on_written)
+                  on_written, games)
         standings, tally = league_standings(run_dir, names)
         summary.standings = standings
         summary.failures = dict(tally.failures)
@@ -214,7 +216,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         return summary
 
 
-def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written):
+def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written, games):
     cfg = config.to_dict()
     run_id = config.name
     workers = config.ray.workers
@@ -224,10 +226,10 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
         backend = RayBackend(cfg, run_id, config.ray.address, workers, task_retries)
     play_start = time.perf_counter()
     remaining = summary.total - len(done)
-    pending: Iterator[GameSpec] = (s for s in schedule(len(config.bots), config.players, config.deals,
-                                                       config.seats, config.seed, config.match,
-                                                       config.self_play)
-                                   if s.game_id not in done)
+    if games is None:
+        games = schedule(len(config.bots), config.players, config.deals, config.seats, config.seed,
+                         config.match, config.self_play)
+    pending: Iterator[GameSpec] = (s for s in games if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)
     in_flight: dict[Any, tuple[list[GameSpec], int]] = {}
@@ -326,7 +328,8 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
                        ("num_players", players), ("rounds", 0), ("plies", 0), ("termination", "error"),
                        ("error", reason), ("duration_s", 0.0), ("engine_version", ENGINE_VERSION),
                        ("table", spec.table), ("deal", spec.deal), ("arrangement", spec.arrangement),
-                       ("fault_seat", None), ("series_id", series_id(spec)), ("series_game", spec.series_game)):
+                       ("fault_seat", None), ("series_id", series_id(spec)), ("series_game", spec.series_game),
+                       ("intervention", spec.intervention), ("study_seat", spec.study_seat)):
         buf.columns["games"][key].append(value)
     for s, b in enumerate(spec.seats):
         for key, value in (("game_id", spec.game_id), ("seat", s), ("bot", cfg["bots"][b]["name"]),
