@@ -208,3 +208,10 @@ def test_study_command_prints_spec8_json(tmp_path):
     bad = runner.invoke(app, ["study", "openings", "--bot", "greedy", "--classes", "line:1,diag",
                               "--out", str(tmp_path)])
     assert bad.exit_code == 1 and bad.output.startswith("error: ") and bad.output.count("\n") == 1
+
+
+def test_the_report_has_a_study_section(small_study, tmp_path):
+    from analysis.report import build_report
+
+    html = build_report(small_study, tmp_path, bootstrap=0)["report.html"].read_text()
+    assert "<h2>Intervention study</h2>" in html and "opening=floor,when=round" in html
