@@ -215,3 +215,19 @@ def test_the_report_has_a_study_section(small_study, tmp_path):
 
     html = build_report(small_study, tmp_path, bootstrap=0)["report.html"].read_text()
     assert "<h2>Intervention study</h2>" in html and "opening=floor,when=round" in html
+
+
+def test_the_studies_notebook_shows_the_effects(small_study, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    monkeypatch.setenv("AZUL_RUN_DIR", str(small_study))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    path = Path(__file__).resolve().parents[1] / "analysis" / "notebooks" / "studies.py"
+    spec = importlib.util.spec_from_file_location("notebook_studies", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, defs = module.app.run()
+    with connect(small_study) as con:
+        expected = study_effects(con, read_study(small_study))
+    assert defs["effects"].equals(expected) and defs["pairs"].height == 8 * 2 * 3
