@@ -21,9 +21,6 @@ SCHEMAS: dict[str, pa.Schema] = {
         # added for ``match: series``: the series a game belongs to and which game of it (1 or 2);
         # both null in a league of single games
         ("series_id", _str), ("series_game", _i32),
-        # added for strategy studies (tournament/study.py): the intervention a treatment game
-        # plays (``control`` for its control game) and the seat that plays it; null in a league
-        ("intervention", _str), ("study_seat", _i32),
     ]),
     "results": pa.schema([
         ("run_id", _str), ("game_id", _str), ("seat", _i32), ("bot", _str), ("score", _i32),
@@ -42,3 +39,10 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("factories", _str), ("wall_points", _i32), ("floor_penalty", _i32), ("score_after", _i32),
     ]),
 }
+
+# Added after the columns above to ``games`` in a strategy study's records only
+# (tournament/study.py), so that a league's records stay exactly as they were: the intervention
+# a game plays (``control`` for a control game) and the seat that plays it (null in a control
+# game shared by every seat). Readers over several runs (``analysis.records.connect``) see null
+# in a league's rows.
+STUDY_COLUMNS = pa.schema([("intervention", _str), ("study_seat", _i32)])

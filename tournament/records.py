@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analysis.schema import SCHEMAS, TABLES, WRITE_ORDER  # shared with the synthetic runs
+from analysis.schema import SCHEMAS, STUDY_COLUMNS, TABLES, WRITE_ORDER  # shared with the synthetic runs
 
 PART = re.compile(r"^part-(\d{6})\.parquet$")
 
@@ -35,6 +35,7 @@ class RecordBuffer:
     def __init__(self) -> None:
         self.columns = {name: {f.name: [] for f in schema if f.name != "run_id"}
                         for name, schema in SCHEMAS.items()}
+        self.columns["games"].update({f.name: [] for f in STUDY_COLUMNS})
         self.move_rows: list[tuple] = []
         self.games = 0
 
@@ -53,6 +54,10 @@ class RecordBuffer:
             arrays = [pa.array([run_id] * n, _str) if f.name == "run_id" else pa.array(cols[f.name], f.type)
                       for f in schema]
             out[name] = pa.Table.from_arrays(arrays, schema=schema)
+        study = self.columns["games"]
+        if any(v is not None for v in study["intervention"]):  # a study's games (analysis/schema.py)
+            for f in STUDY_COLUMNS:
+                out["games"] = out["games"].append_column(f, pa.array(study[f.name], f.type))
         return out
 
 
