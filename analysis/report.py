@@ -46,6 +46,7 @@ class Report:
     marker_summary: pl.DataFrame | None = None
     marker_timing: pl.DataFrame | None = None
     marker_effect: pl.DataFrame | None = None
+    study: pl.DataFrame | None = None  # the runs are a strategy study: analysis.studies.study_effects
     notes: list[str] = field(default_factory=list)
     sprt: list = field(default_factory=list)  # analysis.sprt_run.SprtResult of the SPRT runs
     figures: dict[str, str] = field(default_factory=dict)
@@ -132,6 +133,9 @@ def _strategy(dirs: list[Path], report: Report) -> None:
             report.marker_effect = marker_effect(con)
         except ValueError as exc:  # e.g. too few games to fit it
             report.notes.append(f"marker effect: {exc}")
+        from .studies import is_study, read_study, study_effects
+        if is_study(con):
+            report.study = study_effects(con, read_study(dirs[0]) if len(dirs) == 1 else None)
     finally:
         con.close()
 
@@ -417,6 +421,17 @@ def render_html(report: Report) -> str:
                  _html_table(report.marker_summary, MARKER_SUMMARY)]
         if report.marker_effect is not None:
             body.append(_html_table(report.marker_effect, MARKER_EFFECT))
+    if report.study is not None:
+        body += [("<h2>Intervention study</h2><p>Treatment minus control per studied seat and game, "
+                  "on the same deals and bot seeds (95% bootstrap over deals); the unpaired interval "
+                  "and the ratio of widths show what pairing saves; observed: the same choice as the "
+                  "control games show it, as a league would (docs/studies.md).</p>"),
+                 _html_table(report.study, {
+                     "intervention": ("intervention", None), "metric": ("metric", None),
+                     "effect": ("effect", 3), "low": ("low", 3), "high": ("high", 3),
+                     "unpaired low": ("unpaired_low", 3), "unpaired high": ("unpaired_high", 3),
+                     "width ratio": ("width_ratio", 1), "observed": ("obs_effect", 3),
+                     "deals": ("deals", 0), "games": ("games", 0)})]
     body += ["<h2>Score distributions</h2>", f"<figure>{fig['scores']}</figure>"]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>League report: {_e(', '.join(report.run_ids))}</title>"

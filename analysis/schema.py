@@ -39,3 +39,10 @@ SCHEMAS: dict[str, pa.Schema] = {
         ("factories", _str), ("wall_points", _i32), ("floor_penalty", _i32), ("score_after", _i32),
     ]),
 }
+
+# Added after the columns above to ``games`` in a strategy study's records only
+# (tournament/study.py), so that a league's records stay exactly as they were: the intervention
+# a game plays (``control`` for a control game) and the seat that plays it (null in a control
+# game shared by every seat). Readers over several runs (``analysis.records.connect``) see null
+# in a league's rows.
+STUDY_COLUMNS = pa.schema([("intervention", _str), ("study_seat", _i32)])

@@ -12,7 +12,7 @@ import typer
 
 from engine import __version__ as ENGINE_VERSION
 
-from . import league, play, positions, ratings, replay, report, series, sprt, strategy
+from . import league, play, positions, ratings, replay, report, series, sprt, strategy, study
 
 app = typer.Typer(
     name="azul",
@@ -46,3 +46,4 @@ for command in (positions.show, positions.moves, positions.selfplay, positions.a
                 strategy.marker, ratings.standings, sprt.sprt):
     app.command()(command)
 app.add_typer(league.app, name="league")
+app.add_typer(study.app, name="study")

@@ -136,7 +136,7 @@ def _print(title: str, frame, columns: dict) -> None:
 
     table = Table(box=box.SIMPLE_HEAD, title=title)
     for name in columns:
-        table.add_column(name, justify="left" if name in ("bot", "source") else "right",
+        table.add_column(name, justify="left" if name in ("bot", "source", "intervention", "metric") else "right",
                          no_wrap=True)
     for row in frame.iter_rows(named=True):
         table.add_row(*(_cell(row, spec) for spec in columns.values()))

@@ -23,7 +23,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT,
                            gen_moves, apply_move, random_move, deal_random, rng_next, rng_below,
                            MAX_MOVES)
-from bots._policies cimport Weights, greedy_move, heuristic_move, evaluate, default_weights
+from bots._policies cimport (Weights, greedy_move, heuristic_move, evaluate, default_weights,
+                             keep_allowed)
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -99,6 +100,8 @@ cdef class Search:
     cdef Weights weights
     cdef double exploration, scale
     cdef int rollout_kind, cutoff_game
+    cdef int root_moves[MAX_MOVES]
+    cdef int n_root_moves    # the root's children when restricted (run's allowed), else -1
     cdef public long long iterations_done
 
     def __cinit__(self, int max_nodes=1 << 23):
@@ -108,6 +111,7 @@ cdef class Search:
         if self.nodes == NULL:
             raise MemoryError("mcts: cannot allocate the node pool")
         self.n_nodes = 0
+        self.n_root_moves = -1
         default_weights(&self.weights)
 
     def __dealloc__(self):
@@ -118,11 +122,19 @@ cdef class Search:
 
     # ------------------------------------------------------------ the entry point from Python
     def run(self, state, seed, long long iterations, double seconds, double exploration,
-            str rollout, str cutoff, double scale):
-        """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap)."""
+            str rollout, str cutoff, double scale, allowed=None):
+        """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap).
+
+        ``allowed``: move codes; the root then has a child only for each legal move in it (a
+        ValueError when none is legal), and the search below it is unchanged. None: every legal
+        move (the same tree and generator stream as every allowed)."""
         cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
+        self.n_root_moves = -1
+        if allowed is not None:
+            self.n_root_moves = keep_allowed(self.root_moves, gen_moves(&core.s, self.root_moves),
+                                             allowed)
         self.root = core.s                   # a copy: the shown state is never touched
         self.exploration = exploration
         self.scale = scale
@@ -188,6 +200,10 @@ cdef class Search:
         cdef int32_t first = self.n_nodes, cap
         cdef Node* grown
         cdef Node* ch
+        if idx == 0 and self.n_root_moves >= 0:
+            n = self.n_root_moves
+            for i in range(n):
+                moves[i] = self.root_moves[i]
         if first + n > self.capacity:
             cap = self.capacity
             while cap < first + n and cap < self.max_nodes:

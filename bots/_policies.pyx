@@ -5,7 +5,7 @@ Everything above `Policy` is nogil C with no allocation, so MCTS rollouts can ca
 (cimport greedy_move, heuristic_move, evaluate, default_weights from bots._policies).
 docs/bots.md describes what each policy values; tests/test_policies.py checks it.
 """
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t, uint64_t
 from engine._core cimport (
     State, Board, Rng, Core, gen_moves, apply_move, rng_below, placement_points, floor_cost,
@@ -125,7 +125,11 @@ cdef int greedy_value(const State* s, int code, int base, int* placed) noexcept 
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil:
     """Best immediate value; ties: more tiles into pattern lines, then uniformly at random."""
     cdef int moves[MAX_MOVES]
-    cdef int n = gen_moves(s, moves), i, key, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
+    return greedy_pick(s, rng, moves, gen_moves(s, moves))
+
+cdef int greedy_pick(const State* s, Rng* rng, const int* moves, int n) noexcept nogil:
+    """greedy_move's choice among ``moves[:n]`` (legal moves, in generation order)."""
+    cdef int i, key, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
     cdef int base = round_value(&s.boards[s.to_move], s.gray)
     for i in range(n):
         key = greedy_value(s, moves[i], base, &placed) * 16 + placed
@@ -245,7 +249,12 @@ cdef double move_value(const State* s, int code, const Weights* w) noexcept nogi
 cdef int heuristic_move(const State* s, Rng* rng, const Weights* w) noexcept nogil:
     """The move whose resulting position_value is best; exact ties uniformly at random."""
     cdef int moves[MAX_MOVES]
-    cdef int n = gen_moves(s, moves), i, choice = -1, ties = 0
+    return heuristic_pick(s, rng, w, moves, gen_moves(s, moves))
+
+cdef int heuristic_pick(const State* s, Rng* rng, const Weights* w, const int* moves,
+                        int n) noexcept nogil:
+    """heuristic_move's choice among ``moves[:n]`` (legal moves, in generation order)."""
+    cdef int i, choice = -1, ties = 0
     cdef double v, best = -1e300
     for i in range(n):
         v = move_value(s, moves[i], w)
@@ -269,6 +278,24 @@ cdef void default_weights(Weights* w) noexcept nogil:
     w.reply = 1.25
 
 # ---------------------------------------------------------------- Python entry points
+
+cdef int keep_allowed(int* moves, int n, allowed) except -1:
+    """Keep, in order, the moves of ``moves[:n]`` whose code is in ``allowed``; their count
+    (a ValueError when none is left)."""
+    cdef uint8_t mask[TILING_BASE + 25]
+    cdef int i, kept = 0
+    memset(mask, 0, sizeof(mask))
+    for code in allowed:
+        if 0 <= code < TILING_BASE + 25:
+            mask[<int>code] = 1
+    for i in range(n):
+        if mask[moves[i]]:
+            moves[kept] = moves[i]
+            kept += 1
+    if kept == 0:
+        raise ValueError("no legal move is allowed")
+    return kept
+
 
 def default_weight_values():
     """The heuristic's default weights, by name."""
@@ -305,17 +332,25 @@ cdef class Policy:
     def weights(self):
         return dict(self.w)
 
-    def choose(self, state):
-        """The chosen move's code for the seat to move of a GameState, which is only read."""
+    def choose(self, state, allowed=None):
+        """The chosen move's code for the seat to move of a GameState, which is only read.
+
+        ``allowed``: move codes; the policy then chooses as itself among the legal moves in it
+        (a ValueError when none is legal). None: among every legal move (the same choice and
+        generator stream as every allowed)."""
         cdef Core core = state._core
-        cdef int code
+        cdef int moves[MAX_MOVES]
+        cdef int n, code
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("no move to choose: the position is not in phase draft or tiling")
+        n = gen_moves(&core.s, moves)
+        if allowed is not None:
+            n = keep_allowed(moves, n, allowed)
         with nogil:
             if self.greedy:
-                code = greedy_move(&core.s, &self.rng)
+                code = greedy_pick(&core.s, &self.rng, moves, n)
             else:
-                code = heuristic_move(&core.s, &self.rng, &self.w)
+                code = heuristic_pick(&core.s, &self.rng, &self.w, moves, n)
         return code
 
     def values(self, state):

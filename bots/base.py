@@ -33,3 +33,9 @@ class Bot:
     def act(self, state: GameState) -> Move:
         """A legal move for ``state.to_move`` (draft or gray tiling move)."""
         raise NotImplementedError
+
+    def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
+        """A move of ``allowed`` (legal moves of ``state``), chosen as the bot chooses: what an
+        intervention (bots/intervention.py) asks of its base bot. Bots that cannot be
+        constrained raise a ValueError that says so."""
+        raise ValueError(f"{self.type_name}: this bot cannot be constrained to a set of moves")

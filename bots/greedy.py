@@ -27,3 +27,6 @@ class GreedyBot(Bot):
 
     def act(self, state: GameState) -> Move:
         return MOVES[self._policy.choose(state)]
+
+    def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
+        return MOVES[self._policy.choose(state, [m.code for m in allowed])]

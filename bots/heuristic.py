@@ -50,3 +50,6 @@ class HeuristicBot(Bot):
 
     def act(self, state: GameState) -> Move:
         return MOVES[self._policy.choose(state)]
+
+    def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
+        return MOVES[self._policy.choose(state, [m.code for m in allowed])]

@@ -73,6 +73,13 @@ class MCTSBot(Bot):
         search = self._run(state, None)
         return MOVES[search.best_move()]
 
+    def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
+        """The most visited of the allowed moves, the search's root restricted to them (one
+        allowed move is played without a search: each search draws from its own seeded stream)."""
+        if len(allowed) == 1:
+            return allowed[0]
+        return MOVES[self._run(state, None, [m.code for m in allowed]).best_move()]
+
     def analyze(self, state: GameState, iterations: int | None = None) -> list[dict]:
         """Each root move's visits, mean value (for the seat to move, in [0, 1]) and principal
         variation, sorted by visits (most first; the first row is the move ``act`` plays)."""
@@ -83,7 +90,7 @@ class MCTSBot(Bot):
         return [{"move": str(MOVES[rows[i][0]]), "visits": int(rows[i][1]), "value": float(rows[i][2]),
                  "pv": [str(MOVES[c]) for c in rows[i][3]]} for i in order]
 
-    def _run(self, state: GameState, iterations: int | None):
+    def _run(self, state: GameState, iterations: int | None, allowed: list[int] | None = None):
         if not isinstance(state, GameState):
             raise ValueError(f"mcts: expected a GameState, not {type(state).__name__}")
         if state.phase not in ("draft", "tiling"):
@@ -97,6 +104,6 @@ class MCTSBot(Bot):
         if seconds is not None:
             budget = 1 << 62
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
-                         self.rollout, self.cutoff, self.value_scale)
+                         self.rollout, self.cutoff, self.value_scale, allowed)
         return self._search
 

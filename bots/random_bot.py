@@ -14,3 +14,8 @@ class RandomBot(Bot):
         if not moves:
             raise ValueError(f"random: no legal move in phase {state.phase}")
         return self.rng.choice(moves)
+
+    def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
+        if not allowed:
+            raise ValueError("random: no move is allowed")
+        return self.rng.choice(allowed)

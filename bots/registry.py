@@ -23,6 +23,7 @@ import inspect
 import math
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -135,10 +136,44 @@ def check_params(type_name: str, params: dict[str, Any]) -> dict[str, Any]:
 def make_bot(type_name: str, seed: int = 0, **params: Any) -> Bot:
     """Build a bot of a registered or ``module:Class`` type; a mistake is a ValueError that
     names it."""
-    cls = bot_class(type_name)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise ValueError(f"{type_name}: seed must be an integer, not {shown(seed)}")
-    return cls(seed=seed, **check_params(type_name, params))
+    return bot_maker(type_name, params)(seed)
+
+
+_WRAPPERS: list[tuple[tuple[str, ...], Callable]] = []  # (keys, wrap): register_wrapper
+
+
+def register_wrapper(keys: tuple[str, ...], wrap: Callable) -> None:
+    """Let specs of every bot type take ``keys`` (bots/intervention.py: marker, opening, when,
+    allow): ``wrap(make, {key: value}) -> make`` turns a maker (seed -> Bot) into the wrapped one."""
+    _WRAPPERS.append((tuple(keys), wrap))
+
+
+def bot_maker(type_name: str, params: dict[str, Any]) -> Callable[[int], Bot]:
+    """``seed -> Bot`` for a type and its parameters, checked once, here (a ValueError names a
+    mistake). A wrapper's key goes to the wrapper, unless the type declares a parameter of that
+    name and the value is not text for a number (``heuristic:marker=2`` is the heuristic's
+    weight, ``heuristic:marker=avoid`` the intervention)."""
+    cls = bot_class(type_name)
+    own = bot_parameters(type_name)
+    wrappers = []
+    for keys, wrap in _WRAPPERS:
+        mine = {k: v for k, v in params.items() if k in keys and not (
+            k in own and not (isinstance(v, str) and own[k].kind in (int, float)))}
+        if mine:
+            wrappers.append((wrap, mine))
+            params = {k: v for k, v in params.items() if k not in mine}
+    checked = check_params(type_name, params)
+
+    def make(seed: int) -> Bot:
+        return cls(seed=seed, **checked)
+    for wrap, mine in wrappers:
+        try:
+            make = wrap(make, mine)
+        except ValueError as exc:
+            raise ValueError(f"{type_name}: {exc}") from None
+    return make
 
 
 # ---------------------------------------------------------------- declarations

@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from bots import Bot, bot_class, check_params
+from bots import Bot, bot_class, bot_maker
 from bots.external import ExternalBot
 
 from .config import IDENTITY
@@ -51,16 +51,10 @@ def league_seats(config: dict[str, Any]) -> list[Seat]:
     """
     seats = []
     for entry in config["bots"]:
-        cls = bot_class(entry["type"])
-        params = check_params(entry["type"], entry["params"])
         limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
-        seats.append(Seat(entry["name"], _maker(cls, params), entry["seed"], limit,
-                          keep=issubclass(cls, ExternalBot)))
+        seats.append(Seat(entry["name"], bot_maker(entry["type"], entry["params"]), entry["seed"], limit,
+                          keep=issubclass(bot_class(entry["type"]), ExternalBot)))
     return seats
-
-
-def _maker(cls, params):
-    return lambda seed: cls(seed=seed, **params)
 
 
 def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:

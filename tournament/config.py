@@ -192,9 +192,9 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     if not isinstance(experiment, str) or not experiment:
         raise _FieldError("mlflow.experiment", f"must be a name, not {shown(experiment)}")
     bots = _bots(data.get("bots"), seed)
-    if len(bots) < players:
+    if len(bots) < players and not self_play:  # with self_play, the self tables still play
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
-                                  f"at least {players}")
+                                  f"at least {players} (or self_play: true)")
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),

@@ -118,7 +118,7 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
     factories, round_open = "", False
     bots: list[Bot] = []
     try:
-        bots = _build_bots(seats, gid, kept)
+        bots = _build_bots(seats, gid, kept, spec.bot_seeds)
         referee = _Referee(bots, seats)
         for event in play(state, referee, lambda r: round_seed(spec.deal_seed, r)):
             if type(event) is Moved:
@@ -162,24 +162,27 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
              for s in range(players)])
     _append(buf.columns["games"], ("game_id", "deal_seed", "variant", "num_players", "rounds", "plies",
                                    "termination", "error", "duration_s", "engine_version", "table", "deal",
-                                   "arrangement", "fault_seat", "series_id", "series_game"),
+                                   "arrangement", "fault_seat", "series_id", "series_game", "intervention",
+                                   "study_seat"),
             [(gid, spec.deal_seed, variant, players, rnd, ply, termination, error,
               time.perf_counter() - started, ENGINE_VERSION, spec.table, spec.deal, spec.arrangement,
-              fault_seat, series_id(spec), spec.series_game)])
+              fault_seat, series_id(spec), spec.series_game, spec.intervention, spec.study_seat)])
     buf.games += 1
     return GameOutcome(gid, termination, error, scores, places, names, fault_seat)
 
 
-def _build_bots(seats: Sequence[Seat], gid: str, kept: dict | None) -> list[Bot]:
+def _build_bots(seats: Sequence[Seat], gid: str, kept: dict | None,
+                seeds: tuple[int, ...] | None = None) -> list[Bot]:
     """A bot per seat (fresh, or kept from the last game), told the time limit and reset outside
-    any move's clock (an external program starts here); a bot that cannot be built forfeits."""
+    any move's clock (an external program starts here); a bot that cannot be built forfeits.
+    ``seeds``: each seat's seed as given (a study's), else derived from the bot's seed and the game."""
     bots: list[Bot] = []
     names = [s.name for s in seats]
     for s, seat in enumerate(seats):
         try:
             # a bot seated more than once (self-play) gets a seed of its own in each seat
             copy = names[:s].count(seat.name)
-            seed = bot_game_seed(seat.seed, gid, copy)
+            seed = seeds[s] if seeds else bot_game_seed(seat.seed, gid, copy)
             if seat.keep and kept is not None:
                 bot = kept.get((seat.name, copy))
                 if bot is None:

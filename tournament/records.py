@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 
 from analysis.parts import (  # noqa: F401 - DamagedRecords and check_run_dir: read here too
     PART, RUN_FILE, DamagedRecords, check_run_dir, part_numbers, saved_run_id)
-from analysis.schema import SCHEMAS, TABLES, WRITE_ORDER  # shared with the synthetic runs
+from analysis.schema import SCHEMAS, STUDY_COLUMNS, TABLES, WRITE_ORDER  # shared with the synthetic runs
 
 
 _str = pa.string()
@@ -38,6 +38,7 @@ class RecordBuffer:
     def __init__(self) -> None:
         self.columns = {name: {f.name: [] for f in schema if f.name != "run_id"}
                         for name, schema in SCHEMAS.items()}
+        self.columns["games"].update({f.name: [] for f in STUDY_COLUMNS})
         self.move_rows: list[tuple] = []
         self.games = 0
 
@@ -56,6 +57,10 @@ class RecordBuffer:
             arrays = [pa.array([run_id] * n, _str) if f.name == "run_id" else pa.array(cols[f.name], f.type)
                       for f in schema]
             out[name] = pa.Table.from_arrays(arrays, schema=schema)
+        study = self.columns["games"]
+        if any(v is not None for v in study["intervention"]):  # a study's games (analysis/schema.py)
+            for f in STUDY_COLUMNS:
+                out["games"] = out["games"].append_column(f, pa.array(study[f.name], f.type))
         return out
 
 

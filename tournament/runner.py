@@ -222,7 +222,8 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
                resubmits: int = 2, on_written: Callable[[int], None] | None = None,
-               on_games: Callable[[dict[str, pa.Table]], bool] | None = None) -> LeagueSummary:
+               on_games: Callable[[dict[str, pa.Table]], bool] | None = None,
+               games: list[GameSpec] | None = None) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
@@ -231,19 +232,21 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     (tests use it to stop a league halfway). ``on_games(tables)`` is called with the records of
     each batch of games as they are accepted (before they are written); when it returns True the
     league stops as it would on a stop request, without counting as interrupted (an SPRT that
-    has its answer: tournament/sprt.py).
+    has its answer: tournament/sprt.py). ``games``: play these instead of the config's schedule
+    (a study's, tournament/study.py); their bots index ``config.bots``.
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
     with _locked(run_dir):
-        summary = LeagueSummary(run_dir, config.total_games, 0, 0, False, 0.0)
+        total = config.total_games if games is None else len(games)
+        summary = LeagueSummary(run_dir, total, 0, 0, False, 0.0)
         done = prepare_run_dir(config, run_dir, resume, fresh, summary)
-        summary.done_before, total = len(done), config.total_games
+        summary.done_before = len(done)
         names = [b.name for b in config.bots]
         tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
         if len(done) < total:
             _play(config, run_dir, done, summary, tally, progress or None, task_retries, resubmits,
-                  on_written, on_games)
+                  on_written, on_games, games)
         standings, tally = league_standings(run_dir, names)
         summary.standings = standings
         summary.failures = dict(tally.failures)
@@ -261,7 +264,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
 
 
 def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written,
-          on_games=None):
+          on_games=None, games=None):
     cfg = config.to_dict()
     run_id = summary.run_id
     workers = config.ray.workers
@@ -271,10 +274,10 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
         backend = RayBackend(cfg, run_id, config.ray.address, workers, task_retries)
     play_start = time.perf_counter()
     remaining = summary.total - len(done)
-    pending: Iterator[GameSpec] = (s for s in schedule(len(config.bots), config.players, config.deals,
-                                                       config.seats, config.seed, config.match,
-                                                       config.self_play)
-                                   if s.game_id not in done)
+    if games is None:
+        games = schedule(len(config.bots), config.players, config.deals, config.seats, config.seed,
+                         config.match, config.self_play)
+    pending: Iterator[GameSpec] = (s for s in games if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)
     in_flight: dict[Any, tuple[list[GameSpec], int]] = {}
@@ -375,7 +378,8 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
                        ("num_players", players), ("rounds", 0), ("plies", 0), ("termination", "error"),
                        ("error", reason), ("duration_s", 0.0), ("engine_version", ENGINE_VERSION),
                        ("table", spec.table), ("deal", spec.deal), ("arrangement", spec.arrangement),
-                       ("fault_seat", None), ("series_id", series_id(spec)), ("series_game", spec.series_game)):
+                       ("fault_seat", None), ("series_id", series_id(spec)), ("series_game", spec.series_game),
+                       ("intervention", spec.intervention), ("study_seat", spec.study_seat)):
         buf.columns["games"][key].append(value)
     for s, b in enumerate(spec.seats):
         for key, value in (("game_id", spec.game_id), ("seat", s), ("bot", cfg["bots"][b]["name"]),

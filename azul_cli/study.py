@@ -1,0 +1,147 @@
+"""``azul study marker|openings|run|show``: strategy studies by intervention (docs/studies.md).
+
+Parses the options, plays the study with ``tournament.study.run_study`` (the league driver: Ray,
+Parquet, ``--resume``), reads the effects with ``analysis.studies`` and prints them; ``--format
+json`` prints SPEC 8's list (one object per intervention and metric).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import Format, FormatOpt, Players, Variant, VariantOpt, fail, json_rows
+
+app = typer.Typer(name="study", no_args_is_help=True, pretty_exceptions_show_locals=False,
+                  help="What a choice is worth, measured on the same deals: treatment vs control.")
+
+BotOpt = Annotated[str, typer.Option("--bot", metavar="SPEC", help="The base bot (a spec, docs/bots.md).")]
+DealsOpt = Annotated[int, typer.Option("--deals", min=1, help="Deals; each plays control and every treatment.")]
+OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Records go to DIR/<name>/.")]
+NameOpt = Annotated[Optional[str], typer.Option(
+    "--name", help="The run's name (default: from the study, e.g. marker-greedy-2p).")]
+FieldOpt = Annotated[Optional[list[str]], typer.Option(
+    "--field", metavar="SPEC", help="Opponents: one spec for every other seat, or one per other seat "
+    "(repeat); default: the base bot.")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="The study's seed (deals and bot seeds).")]
+WorkersOpt = Annotated[int, typer.Option(
+    "--workers", min=0, help="Games played at once on a local Ray; 0 plays in this process.")]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help="Finish a stopped study.")]
+FreshOpt = Annotated[bool, typer.Option("--fresh", help="Delete this study's earlier records first.")]
+
+
+def marker(bot: BotOpt, players: Players = 2, variant: VariantOpt = Variant.colored, deals: DealsOpt = 100,
+           out: OutOpt = Path("runs"), name: NameOpt = None, field: FieldOpt = None, seed: SeedOpt = 0,
+           workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
+           format: FormatOpt = Format.table) -> None:
+    """The marker: take it whenever a centre move does, or never while another move exists."""
+    _study(name or f"marker-{_slug(bot)}-{players}p", bot, ["marker=take", "marker=avoid"], players,
+           variant, deals, out, field, seed, workers, resume, fresh, format)
+
+
+def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
+                 "--classes", metavar="CLASS,...", help="Move classes to study, comma-separated: "
+                 "line:1, floor, centre, factory+taken:2 ... (docs/bots.md).")] = "line:1,line:3,floor",
+             when: Annotated[str, typer.Option(
+                 "--when", help="game: the seat's first move of the game; round: of every round.")] = "game",
+             players: Players = 2, variant: VariantOpt = Variant.colored, deals: DealsOpt = 100,
+             out: OutOpt = Path("runs"), name: NameOpt = None, field: FieldOpt = None, seed: SeedOpt = 0,
+             workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
+             format: FormatOpt = Format.table) -> None:
+    """First moves: the seat's first draft move of the game (or of every round) in each class."""
+    suffix = ",when=round" if when == "round" else ""
+    if when not in ("game", "round"):
+        fail(f"--when must be game or round, not {when!r}")
+    interventions = [f"opening={c.strip()}{suffix}" for c in classes.split(",") if c.strip()]
+    _study(name or f"openings-{_slug(bot)}-{players}p", bot, interventions, players, variant, deals, out,
+           field, seed, workers, resume, fresh, format)
+
+
+def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A study file (docs/studies.md).")],
+        out: Annotated[Optional[Path], typer.Option("--out", metavar="DIR", help="Default: the file's out.")] = None,
+        resume: ResumeOpt = False, fresh: FreshOpt = False, format: FormatOpt = Format.table) -> None:
+    """Several interventions at once, from a YAML study file."""
+    from dataclasses import replace
+
+    from tournament.config import ConfigError
+    from tournament.study import load_study
+
+    try:
+        study = load_study(config)
+    except ConfigError as exc:
+        fail(str(exc))
+    _play(replace(study, out=str(out)) if out else study, resume, fresh, format)
+
+
+def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A study's run folder.")],
+         format: FormatOpt = Format.table) -> None:
+    """The effects of a study already played."""
+    _print(run_dir, format)
+
+
+def _study(name, bot, interventions, players, variant, deals, out, field, seed, workers, resume, fresh, format):
+    from tournament.config import ConfigError
+    from tournament.study import StudyConfig
+
+    try:
+        study = StudyConfig(name=name, bot=bot, interventions=tuple(interventions), players=players,
+                            variant=variant.value, deals=deals, field=tuple(field or ()), seed=seed,
+                            out=str(out), workers=workers)
+    except ConfigError as exc:
+        fail(str(exc))
+    _play(study, resume, fresh, format)
+
+
+def _play(study, resume: bool, fresh: bool, format: Format) -> None:
+    from tournament.config import ConfigError
+    from tournament.runner import LeagueError
+    from tournament.study import run_study
+
+    if resume and fresh:
+        fail("--resume and --fresh: choose one")
+    try:
+        summary = run_study(study, resume=resume, fresh=fresh)
+    except (ConfigError, LeagueError, ValueError) as exc:
+        fail(str(exc))
+    if summary.interrupted:
+        typer.echo(f"stopped: {summary.recorded} of {summary.total} games in {summary.run_dir}; "
+                   "the same command with --resume finishes it", err=True)
+        raise typer.Exit(130)
+    _print(summary.run_dir, format)
+
+
+def _print(run_dir: Path, format: Format) -> None:
+    from analysis.records import connect
+    from analysis.studies import read_study, study_effects
+
+    try:
+        with connect(run_dir) as con:
+            frame = study_effects(con, read_study(run_dir))
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    if format is Format.json:
+        typer.echo(json.dumps(json_rows(frame), indent=2))
+    elif format is Format.csv:
+        typer.echo(frame.write_csv(), nl=False)
+    else:
+        from .strategy import _print as print_table
+
+        print_table(f"{run_dir}: effect = treatment - control per studied seat and game, paired on "
+                    "deals and bot seeds (95% bootstrap over deals); unpaired width / paired width; "
+                    "observational: the same choice as a league shows it (control games)", frame, {
+                        "intervention": "intervention", "metric": "metric",
+                        "effect": ("effect", ".2f"), "95%": ("low", "high", ".2f"),
+                        "unpaired": ("unpaired_low", "unpaired_high", ".2f"),
+                        "ratio": ("width_ratio", ".1f"), "observed": ("obs_effect", ".2f"),
+                        "deals": "deals", "games": "games"})
+
+
+for command in (marker, openings, run, show):
+    app.command()(command)
+
+
+def _slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", spec).strip("-")

@@ -1,0 +1,195 @@
+"""Strategy studies by intervention: treatment and control on the same deals and bot seeds.
+
+    from tournament.study import StudyConfig, run_study
+    summary = run_study(StudyConfig(name="marker", bot="greedy",
+                                    interventions=("marker=take", "marker=avoid"), deals=200))
+
+For each deal and each studied seat, the game is played once with that seat's bot = base +
+intervention (bots/intervention.py) and once with the base alone, against the same opponents
+(the base bot by default, or ``field``), with the same deal seeds and the same bot seed in every
+seat in both games (common random numbers). Without a field the control game is the same for
+every studied seat, so it is played once per deal. The games run on the league driver
+(``run_league(..., games=...)``: Ray workers, Parquet records, ``--resume``); ``games.intervention``
+names each game's intervention (``control`` for the control) and ``games.study_seat`` the seat
+that plays it. ``analysis.studies`` pairs them. Method and findings: docs/studies.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bots import make_bot
+from bots.intervention import parse_intervention
+from bots.spec import format_bot_spec, parse_bot_spec
+
+from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings
+from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
+from .scheduler import GameSpec, deal_seed, derive_seed
+
+CONTROL = "control"  # games.intervention of a control game
+STUDY_FILE = "study.json"  # what the run studied, beside config.yaml (read by analysis.studies)
+KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
+        "out", "workers")
+
+
+@dataclass(frozen=True)
+class StudyConfig:
+    """A study: the base bot (a spec), its interventions (``marker=take``, ``opening=line:1``...),
+    the studied seats (None: every seat) and the opponents (``field``: specs, one for every
+    other seat or one per other seat; empty: the base bot)."""
+
+    name: str
+    bot: str
+    interventions: tuple[str, ...]
+    players: int = 2
+    variant: str = "colored"
+    deals: int = 100
+    seats: tuple[int, ...] | None = None
+    field: tuple[str, ...] = ()
+    seed: int = 0
+    out: str = "runs"
+    workers: int | None = 0  # 0: in this process; None: a local Ray with one worker per CPU
+    labels: tuple[str, ...] = dataclasses.field(init=False, default=())
+
+    def __post_init__(self):
+        if not self.interventions:
+            raise ConfigError("a study needs at least one intervention (e.g. marker=take)")
+        labels = []
+        for text in self.interventions:
+            try:
+                labels.append(parse_intervention(_params(text)).label)
+            except ValueError as exc:
+                raise ConfigError(f"intervention {text!r}: {exc}") from None
+        if len(set(labels)) < len(labels):
+            raise ConfigError(f"an intervention is listed twice in {', '.join(labels)}")
+        object.__setattr__(self, "labels", tuple(labels))
+        if not 2 <= self.players <= 4:
+            raise ConfigError(f"players must be from 2 to 4, not {self.players}")
+        if self.deals < 1:
+            raise ConfigError(f"deals must be 1 or more, not {self.deals}")
+        if self.seats is not None and (not self.seats or any(
+                not 0 <= s < self.players for s in self.seats) or len(set(self.seats)) < len(self.seats)):
+            raise ConfigError(f"seats must be distinct seats from 0 to {self.players - 1}, not {list(self.seats)}")
+        if len(self.field) not in (0, 1, self.players - 1):
+            raise ConfigError(f"field: give one opponent spec, or one per other seat ({self.players - 1}), "
+                              f"not {len(self.field)}")
+
+    @property
+    def studied_seats(self) -> tuple[int, ...]:
+        return tuple(range(self.players)) if self.seats is None else self.seats
+
+    def treatment_spec(self, label: str) -> str:
+        """The base bot's spec with the intervention added: ``mcts:iterations=300,marker=take``."""
+        kind, params = parse_bot_spec(self.bot)
+        return format_bot_spec(kind, {**params, **_params(label)})
+
+
+def _params(text: str) -> dict[str, Any]:
+    return parse_bot_spec(f"x:{text}")[1]
+
+
+def load_study(path: str | Path) -> StudyConfig:
+    """A study from YAML (the fields of ``StudyConfig``); a ConfigError names the file and why."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a study is a mapping of fields ({', '.join(KEYS)})")
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise ConfigError(f"{path}: {unknown[0]}: unknown field (fields: {', '.join(KEYS)})")
+    for key in ("bot", "interventions"):
+        if key not in data:
+            raise ConfigError(f"{path}: {key}: missing")
+    data.setdefault("name", path.stem)
+    for key in ("interventions", "field", "seats"):
+        if isinstance(data.get(key), str):
+            data[key] = [data[key]]
+        if data.get(key) is not None:
+            data[key] = tuple(data[key])
+    try:
+        return StudyConfig(**data)
+    except (ConfigError, TypeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def league_config(study: StudyConfig) -> LeagueConfig:
+    """The league config the games run under: bots = [base, base + each intervention, field...]
+    (its identity is what ``--resume`` checks)."""
+    entries = []
+    for i, spec in enumerate(bot_specs(study)):
+        try:
+            kind, params = parse_bot_spec(spec)
+            name = make_bot(kind, seed=0, **params).name
+        except ValueError as exc:
+            raise ConfigError(f"bot spec {spec!r}: {exc}") from None
+        entries.append(BotEntry(name=name, type=kind, params=params, seed=derive_seed(study.seed, "bot", i)))
+    return LeagueConfig(name=study.name, bots=tuple(entries), players=study.players, variant=study.variant,
+                        deals=study.deals, seed=study.seed, out=study.out, self_play=True,
+                        ray=RaySettings(workers=study.workers), mlflow=MlflowSettings(enabled=False))
+
+
+def bot_specs(study: StudyConfig) -> list[str]:
+    """The study's bots, in the league config's order: base, base + each intervention, field."""
+    specs = [study.bot] + [study.treatment_spec(label) for label in study.labels]
+    return specs + [s for s in dict.fromkeys(study.field) if s not in specs]
+
+
+def study_games(study: StudyConfig) -> list[GameSpec]:
+    """Every game of the study, deal by deal: the control game(s), then each intervention in each
+    studied seat. Ids ``d<deal>-control`` (``d<deal>-s<seat>-control`` with a field) and
+    ``d<deal>-s<seat>-i<intervention number>``."""
+    specs = bot_specs(study)
+    field = [specs.index(s) for s in study.field] or [0]
+
+    def control(seat: int | None) -> tuple[int, ...]:  # the base in ``seat``, the field elsewhere
+        others = iter(field * study.players if len(field) == 1 else field)
+        return tuple(0 if s == seat else next(others) for s in range(study.players))
+
+    games = []
+    for d in range(study.deals):
+        dseed = deal_seed(study.seed, d)
+        seeds = tuple(derive_seed(study.seed, "study", d, "seat", s) for s in range(study.players))
+        for s in study.studied_seats if study.field else (None,):
+            gid = f"d{d:05d}-control" if s is None else f"d{d:05d}-s{s}-control"
+            games.append(GameSpec(gid, 0, d, s or 0, dseed, control(s), bot_seeds=seeds,
+                                  intervention=CONTROL, study_seat=s))
+        for s in study.studied_seats:
+            base = control(s)
+            for k, label in enumerate(study.labels):
+                lineup = base[:s] + (k + 1,) + base[s + 1:]
+                games.append(GameSpec(f"d{d:05d}-s{s}-i{k:02d}", 0, d, s, dseed, lineup, bot_seeds=seeds,
+                                      intervention=label, study_seat=s))
+    return games
+
+
+def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
+              progress: Callable[[LeagueProgress], None] | None = None) -> LeagueSummary:
+    """Play a study's games on the league driver and write ``study.json`` beside the records."""
+    config = league_config(study)
+    summary = run_league(config, resume=resume, fresh=fresh, progress=progress, games=study_games(study))
+    write_study_file(study, run_dir_of(config))
+    return summary
+
+
+def write_study_file(study: StudyConfig, run_dir: Path) -> None:
+    """``study.json``: the base bot, field and seats, and per intervention its label, bot spec and
+    how a league shows that choice (``Intervention.observe``)."""
+    record = {"format": "azul-study/1", "bot": study.bot, "players": study.players,
+              "variant": study.variant, "deals": study.deals, "seats": list(study.studied_seats),
+              "field": list(study.field),
+              "interventions": [{"label": label, "spec": study.treatment_spec(label),
+                                 "observe": parse_intervention(_params(label)).observe()}
+                                for label in study.labels]}
+    tmp = run_dir / f".{STUDY_FILE}.tmp"
+    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, run_dir / STUDY_FILE)
