@@ -211,7 +211,7 @@ def test_a_league_of_forfeits_shows_its_faults_and_withholds_what_they_decide(tm
     config = tmp_path / "faulty.yaml"
     config.write_text(yaml.safe_dump(data))
     result = runner.invoke(app, ["league", "run", str(config), "--quiet", "--no-report"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1 and "a bot forfeited every game: bad (6 of 6)" in result.output  # records complete
     run_dir = tmp_path / "out" / "faulty"
     build_report(run_dir, tmp_path, bootstrap=0)
     text = (tmp_path / "report.html").read_text()

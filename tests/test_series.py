@@ -240,3 +240,16 @@ def test_a_bad_variant_is_refused_like_every_command_refuses_it():
     out = runner.invoke(app, ["series", "--bot", "greedy", "--bot", "random", "--variant", "grey"])
     assert out.exit_code == 2
     assert "Invalid value for '--variant'" in out.output and "Traceback" not in out.output
+
+
+def test_a_bot_that_forfeits_ends_the_series_with_one_error_line():
+    from bots import Bot
+
+    class Forfeiting(Bot):
+        def act(self, state):
+            exc = RuntimeError("the program went quiet")
+            exc.kind = "timeout"
+            raise exc
+
+    with pytest.raises(SeriesError, match=r"^game 1, seat 1: the program went quiet$"):
+        play_series(2, "colored", 3, lambda seat: make_bot("random", seed=seat) if seat == 0 else Forfeiting())

@@ -142,7 +142,12 @@ def _play_one(number, players, variant, deal_seed, opener, seats, on_game_start,
     moves: list[str] = []
 
     def act(seat: int, view: GameState) -> Move:
-        move = seats[seat].act(view)
+        try:
+            move = seats[seat].act(view)
+        except Exception as exc:
+            if getattr(exc, "kind", None) is None:  # a person leaving, a bot's own bug: as they are
+                raise
+            raise SeriesError(f"game {number}, seat {seat}: {exc}") from None  # a forfeit (BotForfeit)
         try:
             return move if isinstance(move, Move) else Move.parse(move)
         except (IllegalMoveError, ValueError, TypeError) as exc:
