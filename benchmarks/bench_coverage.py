@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analysis.bootstrap import INTERVALS  # noqa: E402
-from analysis.coverage import rating_coverage  # noqa: E402
+from analysis.coverage import rating_coverage, win_rate_coverage  # noqa: E402
 
 FOUR = [("a", 300.0), ("b", 100.0), ("c", -100.0), ("d", -300.0)]
 FIVE = FOUR + [("e", 0.0)]
@@ -40,6 +40,14 @@ def ratings(reps: int) -> None:
             print("  " + cov.line(method), flush=True)
 
 
+def proportions(reps: int) -> None:
+    for shared in (True, False):
+        print(f"win rates, 2 players, 4 bots, 20 deals, {reps} leagues, a deal's luck "
+              f"{'shared by both games' if shared else 'drawn per game'}", flush=True)
+        for method, cov in win_rate_coverage(FOUR, 20, reps=reps, shared_luck=shared).items():
+            print("  " + cov.line(method), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=400, help="leagues per setting")
@@ -47,6 +55,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.only in (None, "ratings"):
         ratings(args.reps)
+    if args.only in (None, "proportions"):
+        proportions(args.reps)
 
 
 if __name__ == "__main__":
