@@ -3,10 +3,11 @@
 The model: in a game of bot ``a`` (seat 0) against bot ``b`` (seat 1), seat 0 scores 1 (a win),
 1/2 (a shared rank) or 0, with expectation ``1 / (1 + 10 ** (-(R_a - R_b + H) / 400))``; ``H`` is
 the first mover's edge. The ratings maximize the likelihood of every game at once (Newton's method,
-with a tiny ridge so that a bot that never wins still gets a finite rating). The 95% intervals come
-from a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played
-in every seat arrangement) is resampled whole, because its games share their luck
-(analysis/bootstrap.py).
+with a tiny ridge so that a bot that never wins still gets a finite rating). The 95% intervals are
+``rating +- 1.96 se`` with the jackknife's standard error over deals, and ``superiority`` comes from
+a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played in
+every seat arrangement) is left out or resampled whole, because its games share their luck
+(analysis/bootstrap.py; docs/analysis.md has the measured coverage).
 """
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ Efron's approximation of tied events is this same mean with the log and the mean
 
 Games are summed per lineup (the bots in seat order), each with a vector of coefficients over the
 2**players subsets of seats, so Newton's steps cost the same for 1,000 games as for 1,000,000;
-the bootstrap's resamples are solved together, as one batch. Newton's method with a tiny ridge, the 400-point Elo scale (log-strength * 400 / ln 10), and the bootstrap
-over whole deals are those of the 2-player fit.
+the bootstrap's resamples are solved together, as one batch. Newton's method with a tiny ridge, the 400-point Elo scale (log-strength * 400 / ln 10), and the
+deal jackknife's intervals and bootstrap over whole deals are those of the 2-player fit.
 """
 from __future__ import annotations
 
