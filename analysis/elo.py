@@ -3,10 +3,11 @@
 The model: in a game of bot ``a`` (seat 0) against bot ``b`` (seat 1), seat 0 scores 1 (a win),
 1/2 (a shared rank) or 0, with expectation ``1 / (1 + 10 ** (-(R_a - R_b + H) / 400))``; ``H`` is
 the first mover's edge. The ratings maximize the likelihood of every game at once (Newton's method,
-with a tiny ridge so that a bot that never wins still gets a finite rating). The 95% intervals come
-from a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played
-in every seat arrangement) is resampled whole, because its games share their luck
-(analysis/bootstrap.py).
+with a tiny ridge so that a bot that never wins still gets a finite rating). The 95% intervals are
+``rating +- 1.96 se`` with the jackknife's standard error over deals, and ``superiority`` comes from
+a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played in
+every seat arrangement) is left out or resampled whole, because its games share their luck
+(analysis/bootstrap.py; docs/analysis.md has the measured coverage).
 """
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .bootstrap import deal_codes, deal_columns, deal_key, per_deal, percentile_interval, resample_counts
+from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
+                        jackknife_counts, per_deal, resample_counts)
 from .stats import score_share
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
@@ -26,12 +28,14 @@ class EloFit:
     """A fit: ``table`` (bot, games, rating, low, high, score_share; best first), the first
     mover's edge in Elo points with its interval, ``superiority``: the share of bootstrap
     fits in which the row's bot is rated above the column's, and ``unbounded``: the bots whose
-    likelihood has no maximum (they won every game, or none), rated only by the ridge."""
+    likelihood has no maximum (they won every game, or none), rated only by the ridge;
+    ``interval``: the method of the intervals."""
     table: pl.DataFrame
     first_move: tuple[float, float, float]
     superiority: pl.DataFrame
     bootstrap: int
     unbounded: list[str]  # bots that won every game or none: the ridge sets their ratings
+    interval: str = "jackknife"  # how low and high were made (analysis.bootstrap.INTERVALS)
 
 
 def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
@@ -89,29 +93,47 @@ def _design(n: int) -> np.ndarray:
 
 def fit_cells(x: np.ndarray, w: np.ndarray, ws: np.ndarray, ridge: float = 1e-3,
               iters: int = 100) -> np.ndarray:
-    """Maximum likelihood (plus a ridge) by Newton's method with step halving; log-odds units."""
-    theta = np.zeros(x.shape[1])
+    """Maximum likelihood (plus a ridge) by Newton's method with step halving; log-odds units.
 
-    def objective(t):
-        eta = x @ t
-        return float(ws @ eta - w @ np.logaddexp(0.0, eta) - 0.5 * ridge * t @ t)
-
-    value = objective(theta)
+    ``w`` and ``ws`` are one weighting of the cells, or a batch (rows) solved together (the
+    bootstrap's resamples, the jackknife's leave-one-deal-out fits); the answer has the same
+    leading shape."""
+    single = np.ndim(w) == 1
+    w, ws = np.atleast_2d(w), np.atleast_2d(ws)
+    batch, k = len(w), x.shape[1]
+    theta = np.zeros((batch, k))
+    value = _objective_rows(x, w, ws, theta, ridge)
+    outer = (x[:, :, None] * x[:, None, :]).reshape(len(x), k * k)  # per cell: x x^T
+    rows = np.arange(batch)
     for _ in range(iters):
-        p = 1.0 / (1.0 + np.exp(-(x @ theta)))
-        grad = x.T @ (ws - w * p) - ridge * theta
-        hess = (x.T * (w * p * (1.0 - p))) @ x + ridge * np.eye(len(theta))
-        step = np.linalg.solve(hess, grad)
-        t = 1.0
-        while t > 1e-8:
-            new = objective(theta + t * step)
-            if new >= value - 1e-12:
-                break
-            t /= 2
-        theta, gain, value = theta + t * step, new - value, new
-        if abs(gain) < 1e-10 and np.max(np.abs(t * step)) < 1e-8:
+        th, ww, wws = theta[rows], w[rows], ws[rows]
+        p = 1.0 / (1.0 + np.exp(-(th @ x.T)))
+        grad = (wws - ww * p) @ x - ridge * th
+        hess = ((ww * p * (1.0 - p)) @ outer).reshape(-1, k, k) + ridge * np.eye(k)
+        step = np.linalg.solve(hess, grad[..., None])[..., 0]
+        t = np.ones(len(rows))
+        new = _objective_rows(x, ww, wws, th + step, ridge)
+        worse = new < value[rows] - 1e-12
+        while worse.any() and t.min() > 1e-8:
+            t[worse] /= 2
+            trial = _objective_rows(x, ww, wws, th + t[:, None] * step, ridge)
+            new = np.where(worse, trial, new)
+            worse = worse & (trial < value[rows] - 1e-12)
+        moved = t[:, None] * step
+        gain = new - value[rows]
+        theta[rows], value[rows] = th + moved, new
+        going = (np.abs(gain) >= 1e-10) | (np.abs(moved).max(axis=1) >= 1e-8)
+        rows = rows[going]
+        if not rows.size:
             break
-    return theta
+    return theta[0] if single else theta
+
+
+def _objective_rows(x, w, ws, t, ridge):
+    """The penalized log-likelihood of each row's weighting at its parameters ``t``."""
+    eta = t @ x.T
+    return (ws * eta).sum(axis=1) - (w * np.logaddexp(0.0, eta)).sum(axis=1) \
+        - 0.5 * ridge * (t * t).sum(axis=1)
 
 
 def centre_ratings(theta: np.ndarray, n: int, anchor: int | None, anchor_value: float) -> np.ndarray:
@@ -124,11 +146,12 @@ def centre_ratings(theta: np.ndarray, n: int, anchor: int | None, anchor_value: 
 
 def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = None,
             anchor_value: float = 0.0, bootstrap: int = 200, seed: int = 0,
-            level: float = 0.95, ridge: float = 1e-3) -> EloFit:
+            level: float = 0.95, ridge: float = 1e-3, interval: str = "jackknife") -> EloFit:
     """Fit Elo ratings to the 2-player games of ``results`` (deals taken from ``games``).
 
     Ratings are centred on the pool's mean, or put ``anchor`` (a bot's name) at ``anchor_value``.
-    ``bootstrap`` resamples of whole deals (seeded by ``seed``) give the ``level`` intervals.
+    ``bootstrap`` resamples of whole deals (seeded by ``seed``) give the ``level`` intervals,
+    BCa by default (``interval``: one of ``analysis.bootstrap.INTERVALS``).
     """
     pairs = _pair_games(results, games)
     bots = sorted(set(pairs["bot0"].to_list()) | set(pairs["bot1"].to_list()))
@@ -136,6 +159,8 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
         raise ValueError(f"anchor {anchor!r} is not a bot of these games (bots: {', '.join(bots)})")
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}")
     n, index = len(bots), {b: i for i, b in enumerate(bots)}
     a_idx = None if anchor is None else index[anchor]
     i0 = np.array([index[b] for b in pairs["bot0"].to_list()], dtype=np.int64)
@@ -145,15 +170,20 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     theta = fit_cells(x, *_cells(i0, i1, s, n), ridge=ridge)
     rating, edge = centre_ratings(theta, n, a_idx, anchor_value), theta[n] * SCALE
 
-    samples = np.empty((bootstrap, n + 1))
+    def fits(counts):  # ratings and edge of the fits weighting the deals by ``counts`` rows
+        t = fit_cells(x, (per_w.T @ counts.T).T, (per_ws.T @ counts.T).T, ridge=ridge)
+        return np.concatenate([centre_ratings(t, n, a_idx, anchor_value), t[:, n:] * SCALE], axis=1)
+
+    samples = jackknife = np.empty((0, n + 1))
     if bootstrap:
         codes, cell = deal_codes(pairs["cluster"]), i0 * n + i1
         per_w = per_deal(codes, cell, np.ones(len(s)), n * n)
         per_ws = per_deal(codes, cell, s, n * n)
-        for j, counts in enumerate(resample_counts(per_w.shape[0], bootstrap, seed)):
-            t = fit_cells(x, per_w.T @ counts, per_ws.T @ counts, ridge=ridge)
-            samples[j, :n], samples[j, n] = centre_ratings(t, n, a_idx, anchor_value), t[n] * SCALE
-    low, high = percentile_interval(samples, level)
+        samples = fits(resample_counts(per_w.shape[0], bootstrap, seed))
+        if interval != "percentile":
+            jackknife = fits(jackknife_counts(per_w.shape[0]))
+    estimate = np.append(rating, edge)
+    low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
     table = ratings_table(results, pairs, bots, rating, low[:n], high[:n])
     sup = [[float(np.mean(samples[:, a] > samples[:, b])) if bootstrap and a != b else None
@@ -169,7 +199,7 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     played = np.bincount(i0[other], minlength=n) + np.bincount(i1[other], minlength=n)
     unbounded = [b for b, p, g in zip(bots, points, played) if p == 0 or p == g]
     return EloFit(table, (float(edge), float(low[n]), float(high[n])), superiority, bootstrap,
-                  unbounded)
+                  unbounded, interval)
 
 
 def ratings_table(results, pairs, bots, rating, low, high) -> pl.DataFrame:

@@ -11,7 +11,7 @@ import duckdb
 import polars as pl
 
 from .records import OUTCOMES_SQL, require
-from .stats import Z95, wilson_exprs
+from .stats import Z95, design_expr, wilson_exprs
 
 SCOPES = ("game", "round")
 
@@ -57,29 +57,48 @@ def opening_table(con: duckdb.DuckDBPyConnection, *, scope: str = "game",
     ``taken`` and ``line``: ``n`` (openings behind the row: one per seat and game, or per seat
     and round with ``scope="round"``), ``wins``, ``shared``, ``win_rate`` (points per opening:
     win 1, shared first 1/2) with its Wilson 95% ``low``/``high``, and ``mean_score`` (the final
-    score) with a normal 95% interval ``score_low``/``score_high``. Rows with fewer than
+    score) with a normal 95% interval ``score_low``/``score_high``. The Wilson interval is taken
+    at the effective number of openings (``analysis.stats.design_expr``: the openings of one
+    deal, in its seat arrangements and rounds, share its luck). Rows with fewer than
     ``min_games`` openings are left out. Sorted by player count, bot, then most played first."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r} (known: {', '.join(SCOPES)})")
     if min_games < 1:
         raise ValueError(f"min_games must be at least 1, not {min_games}")
     require(con, "games", "results", "moves")
+    columns = {row[0] for row in con.sql("DESCRIBE games").fetchall()}
+    deal = ("concat_ws('/', gm.run_id, gm.\"table\", gm.deal)" if {"table", "deal"} <= columns
+            else "NULL")
+    keys = "num_players, bot, opened, source, taken, line"
     query = f"""
-        WITH o AS ({OUTCOMES_SQL}), f AS ({first_moves_sql(scope)})
-        SELECT o.num_players::BIGINT AS num_players, o.bot, f.opened, f.source,
-               f.taken::BIGINT AS taken, f.line::BIGINT AS line,
-               count(*) AS n, count(*) FILTER (WHERE o.points = 1.0) AS wins,
-               count(*) FILTER (WHERE o.points = 0.5) AS shared, sum(o.points) AS points,
-               avg(o.score) AS mean_score, coalesce(stddev_samp(o.score), 0.0) AS score_sd
-        FROM f JOIN o USING (g, seat)
-        GROUP BY ALL HAVING count(*) >= {int(min_games)}
+        WITH o AS ({OUTCOMES_SQL}), f AS ({first_moves_sql(scope)}),
+        x AS (SELECT o.num_players::BIGINT AS num_players, o.bot, f.opened, f.source,
+                     f.taken::BIGINT AS taken, f.line::BIGINT AS line, o.points, o.score,
+                     coalesce({deal}, concat_ws('/', o.run_id, o.game_id)) AS deal_key
+              FROM f JOIN o USING (g, seat)
+              JOIN games gm ON gm.run_id = o.run_id AND gm.game_id = o.game_id),
+        d AS (SELECT {keys}, deal_key, count(*)::DOUBLE AS n_d, sum(points) AS y_d
+              FROM x GROUP BY ALL),
+        s AS (SELECT {keys}, sum(n_d) AS dn, sum(y_d) AS dy, count(*)::DOUBLE AS dk,
+                     max(n_d) AS dm, sum(y_d * y_d) AS dyy, sum(y_d * n_d) AS dyn,
+                     sum(n_d * n_d) AS dnn
+              FROM d GROUP BY ALL)
+        SELECT {keys}, count(*) AS n, count(*) FILTER (WHERE points = 1.0) AS wins,
+               count(*) FILTER (WHERE points = 0.5) AS shared, sum(points) AS points,
+               avg(score) AS mean_score, coalesce(stddev_samp(score), 0.0) AS score_sd,
+               any_value(s.dn) AS dn, any_value(s.dy) AS dy, any_value(s.dk) AS dk,
+               any_value(s.dm) AS dm, any_value(s.dyy) AS dyy, any_value(s.dyn) AS dyn,
+               any_value(s.dnn) AS dnn
+        FROM x JOIN s USING ({keys})
+        GROUP BY {keys} HAVING count(*) >= {int(min_games)}
     """
     table = pl.from_arrow(con.sql(query).to_arrow_table())
     half = Z95 * pl.col("score_sd") / pl.col("n").cast(pl.Float64).sqrt()
-    table = table.with_columns((pl.col("points") / pl.col("n")).alias("win_rate"),
-                               *wilson_exprs("points", "n"),
-                               (pl.col("mean_score") - half).alias("score_low"),
-                               (pl.col("mean_score") + half).alias("score_high"))
+    table = table.with_columns(design_expr()).with_columns(
+        (pl.col("points") / pl.col("n")).alias("win_rate"),
+        *wilson_exprs("points", "n", design="design"),
+        (pl.col("mean_score") - half).alias("score_low"),
+        (pl.col("mean_score") + half).alias("score_high"))
     return (table.sort(["num_players", "bot", "n", "opened", "source", "taken", "line"],
                        descending=[False, False, True, True, False, False, False])
             .select("num_players", "bot", "opened", "source", "taken", "line", "n", "wins",

@@ -15,8 +15,8 @@ Efron's approximation of tied events is this same mean with the log and the mean
 
 Games are summed per lineup (the bots in seat order), each with a vector of coefficients over the
 2**players subsets of seats, so Newton's steps cost the same for 1,000 games as for 1,000,000;
-the bootstrap's resamples are solved together, as one batch. Newton's method with a tiny ridge, the 400-point Elo scale (log-strength * 400 / ln 10), and the bootstrap
-over whole deals are those of the 2-player fit.
+the bootstrap's resamples are solved together, as one batch. Newton's method with a tiny ridge, the 400-point Elo scale (log-strength * 400 / ln 10), and the
+deal jackknife's intervals and bootstrap over whole deals are those of the 2-player fit.
 """
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from math import comb
 import numpy as np
 import polars as pl
 
-from .bootstrap import deal_codes, deal_columns, deal_key, per_deal, percentile_interval, resample_counts
+from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
+                        jackknife_counts, per_deal, resample_counts)
 from .elo import SCALE, EloFit, centre_ratings, ratings_table, seats_from_opener
 
 
@@ -172,13 +173,16 @@ def _seat_edges(beta: np.ndarray, n: int) -> np.ndarray:
 def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players: int,
                       anchor: str | None = None, anchor_value: float = 0.0,
                       bootstrap: int = 200, seed: int = 0, level: float = 0.95,
-                      ridge: float = 1e-3) -> PlackettLuceFit:
+                      ridge: float = 1e-3, interval: str = "jackknife") -> PlackettLuceFit:
     """Fit Elo-scale ratings to the ``num_players``-player games of ``results`` (deals from
-    ``games``). Centring, ``anchor``, ``bootstrap``, ``seed`` and ``level`` as in ``fit_elo``."""
+    ``games``). Centring, ``anchor``, ``bootstrap``, ``seed``, ``level`` and ``interval`` as in
+    ``fit_elo``."""
     if num_players < 2:
         raise ValueError(f"num_players must be 2 or more, not {num_players}")
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}")
     per_game, bots, seat_bots, ranks = _games(results, games, num_players)
     if anchor is not None and anchor not in bots:
         raise ValueError(f"anchor {anchor!r} is not a bot of these games (bots: {', '.join(bots)})")
@@ -201,19 +205,27 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     beta = model.fit(totals[None, :, 0], totals[None, :, 1:], ridge=ridge)[0]
     rating, edges = centre_ratings(beta, n, a_idx, anchor_value), _seat_edges(beta, n)
 
-    samples = np.empty((bootstrap, n + p + 1))
+    samples = jackknife = np.empty((0, n + p + 1))
     if bootstrap:
         codes = deal_codes(per_game["cluster"])
         cols = (cell[:, None] * width + np.arange(width)).ravel()
         sums = per_deal(np.repeat(codes, width), cols, rows.ravel(), len(lineups) * width)
-        counts = resample_counts(sums.shape[0], bootstrap, seed)
         chunk = max(1, 4_000_000 // (len(lineups) * (4 * p * p + width)))  # bounds the memory
-        for j in range(0, bootstrap, chunk):
-            t = (sums.T @ counts[j:j + chunk].T).T.reshape(-1, len(lineups), width)
-            b = model.fit(t[..., 0], t[..., 1:], ridge=ridge, start=beta)
-            samples[j:j + chunk, :n] = centre_ratings(b, n, a_idx, anchor_value)
-            samples[j:j + chunk, n:] = _seat_edges(b, n)
-    low, high = percentile_interval(samples, level)
+
+        def fits(counts):  # ratings and seat edges of the fits weighting the deals by ``counts``
+            out = np.empty((len(counts), n + p + 1))
+            for j in range(0, len(counts), chunk):
+                t = (sums.T @ counts[j:j + chunk].T).T.reshape(-1, len(lineups), width)
+                b = model.fit(t[..., 0], t[..., 1:], ridge=ridge, start=beta)
+                out[j:j + chunk, :n] = centre_ratings(b, n, a_idx, anchor_value)
+                out[j:j + chunk, n:] = _seat_edges(b, n)
+            return out
+
+        samples = fits(resample_counts(sums.shape[0], bootstrap, seed))
+        if interval != "percentile":
+            jackknife = fits(jackknife_counts(sums.shape[0]))
+    estimate = np.concatenate([rating, edges])
+    low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
     table = ratings_table(results, per_game.select("run_id", "game_id"), bots, rating, low[:n], high[:n])
     order = table["bot"].to_list()
@@ -232,4 +244,4 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     lasts = np.bincount(mixed[alone_last[distinct]], minlength=n)
     unbounded = [b for b, g, f, l in zip(bots, played, firsts, lasts) if g in (f, l)]
     return PlackettLuceFit(table, (float(edges[p]), float(low[n + p]), float(high[n + p])),
-                           superiority, bootstrap, unbounded, num_players=p, seats=seats)
+                           superiority, bootstrap, unbounded, interval, num_players=p, seats=seats)

@@ -20,12 +20,12 @@ def player_counts(results: pl.DataFrame) -> list[int]:
 
 def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = None,
                     anchor_value: float = 0.0, bootstrap: int = 200, seed: int = 0,
-                    level: float = 0.95) -> dict[int, EloFit]:
+                    level: float = 0.95, interval: str = "jackknife") -> dict[int, EloFit]:
     """``{players: fit}`` for every player count in the records, keys sorted.
 
     With ``anchor``, each count whose games the anchor bot played puts it at ``anchor_value``;
     a count it did not play is centred on its pool's mean instead. An anchor found in no count
-    at all is a ``ValueError``.
+    at all is a ``ValueError``. ``interval``: the method of the intervals (``fit_elo``).
     """
     counts = player_counts(results)
     if not counts:
@@ -43,7 +43,7 @@ def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str |
         part = results.join(keys, on=["run_id", "game_id"])
         here = anchor if anchor is not None and anchor in set(part["bot"].to_list()) else None
         options = dict(anchor=here, anchor_value=anchor_value if here else 0.0,
-                       bootstrap=bootstrap, seed=seed, level=level)
+                       bootstrap=bootstrap, seed=seed, level=level, interval=interval)
         if n == 2:
             fits[n] = fit_elo(part, games, **options)
         else:

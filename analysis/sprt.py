@@ -176,11 +176,21 @@ def verdict(value: float, lower: float, upper: float) -> str:
 # ---------------------------------------------------------------- estimates
 @dataclass(frozen=True)
 class Estimate:
-    """The Elo difference of the first bot over the second, with its interval, in one model."""
+    """The Elo difference of the first bot over the second, with its interval, in one model.
+    ``unbounded``: the pairs set no finite estimate (every pair in one cell that the model puts
+    at infinite Elo: a sweep, or for normalized Elo any outcome with no spread but an even
+    score); then ``elo`` is +-inf, the interval's far end too, and its near end NaN."""
     model: str
     elo: float
     low: float
     high: float
+    unbounded: bool = False
+
+    def text(self, digits: int = 1) -> str:
+        """``+241.0 (95% +176.0 to +306.0)``, or ``unbounded above`` (below) for a sweep."""
+        if self.unbounded:
+            return f"unbounded {'above' if self.elo > 0 else 'below'} (every pair alike)"
+        return f"{self.elo:+.{digits}f} (95% {self.low:+.{digits}f} to {self.high:+.{digits}f})"
 
 
 def _moments(counts: np.ndarray) -> tuple[float, float, float]:
@@ -210,7 +220,16 @@ def elo_estimate(pentanomial, model: str = "normalized", level: float = 0.95) ->
         raise ValueError(f"level must be between 0 and 1, not {level}")
     from scipy.stats import norm
 
-    total, mu, var = _moments(_counts(pentanomial))
+    counts = _counts(pentanomial)
+    seen = np.flatnonzero(counts)
+    alone = int(seen[0]) if len(seen) == 1 else None  # every pair in one cell
+    if alone in ((0, 4) if model == "logistic" else (0, 1, 3, 4)):
+        # No spread to measure: the 1e-3 regularization would set the Elo (+17,487 for 38
+        # pairs of 2 wins in normalized Elo), not the games.
+        sign = 1.0 if alone > 2 else -1.0
+        return Estimate(model, sign * math.inf, -math.inf if sign < 0 else math.nan,
+                        math.inf if sign > 0 else math.nan, unbounded=True)
+    total, mu, var = _moments(counts)
     half = float(norm.ppf((1 + level) / 2)) * math.sqrt(var / total)
     if model == "logistic":
         to_elo = logistic_elo

@@ -77,13 +77,15 @@ class SprtResult:
         return {"verdict": d.verdict, "llr": round(d.llr, 4), "lower": round(self.lower, 4),
                 "upper": round(self.upper, 4), "pentanomial": list(d.pentanomial), "pairs": d.pairs,
                 "elo": _round(e.elo), "elo_low": _round(e.low), "elo_high": _round(e.high),
+                "elo_unbounded": e.unbounded,
                 "model": e.model, "los": round(self.los, 4), "games": self.games,
                 "pairs_after": self.after, "pentanomial_after": list(self.after_pentanomial),
                 **{k: self.settings[k] for k in SETTINGS}}
 
 
 def _round(x: float) -> float | None:
-    return None if x != x else round(x, 2)
+    """``x`` to 2 decimals; None (JSON null) for NaN and +-inf (an unbounded estimate)."""
+    return None if x != x or abs(x) == float("inf") else round(x, 2)
 
 
 def evaluate(settings: dict, cells: pl.DataFrame, games: int) -> SprtResult:
@@ -129,8 +131,7 @@ def sprt_html(results: list[SprtResult]) -> list[str]:
         out.append(f"<p>H0: elo = {s['elo0']} against H1: elo = {s['elo1']} ({s['model']} Elo, "
                    f"alpha {s['alpha']}, beta {s['beta']}): <strong>{d.verdict}</strong> after "
                    f"{d.pairs:,} pairs; LLR {d.llr:.2f} in [{r.lower:.2f}, {r.upper:.2f}]; "
-                   f"pentanomial {list(d.pentanomial)}; Elo {e.elo:+.1f} (95% {e.low:+.1f} to "
-                   f"{e.high:+.1f}); LOS {r.los:.1%}.</p>")
+                   f"pentanomial {list(d.pentanomial)}; Elo {e.text()}; LOS {r.los:.1%}.</p>")
         if r.after:
             out.append(f"<p>{r.after:,} more pairs were played but not counted (after the "
                        f"decision or beyond a missing pair): {list(r.after_pentanomial)}.</p>")

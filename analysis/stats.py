@@ -2,15 +2,19 @@
 
 Every rate comes with its number of games ``n`` and a Wilson 95% interval (``low``, ``high``).
 A game's outcome for a seat is its *points*: 1 for a win (rank 1 alone), 1/2 for a shared first
-place (rank 1 held by more than one seat), 0 otherwise; a rate is points / games. The Wilson
-interval treats games as independent; the games of one deal share its luck, so it runs a little
-narrow for paired seatings (see docs/analysis.md).
+place (rank 1 held by more than one seat), 0 otherwise; a rate is points / games. The games of
+one deal (played in every seat arrangement) share its luck, so with ``games`` (which names each
+game's deal) the Wilson interval is taken at an effective number of games: the games over the
+rate's design effect, measured from the spread of the points between deals (``design_effects``;
+docs/analysis.md).
 """
 from __future__ import annotations
 
 import math
 
 import polars as pl
+
+from .bootstrap import deal_columns, deal_key
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 
@@ -26,10 +30,12 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     return (0.0 if k <= 0 else max(0.0, centre - half)), (1.0 if k >= n else min(1.0, centre + half))
 
 
-def wilson_exprs(k: str, n: str, prefix: str = "", z: float = Z95) -> list[pl.Expr]:
-    """``low`` and ``high`` columns of the Wilson interval of columns ``k`` of ``n``."""
+def wilson_exprs(k: str, n: str, prefix: str = "", z: float = Z95,
+                 design: str | None = None) -> list[pl.Expr]:
+    """``low`` and ``high`` columns of the Wilson interval of columns ``k`` of ``n``; with
+    ``design`` (a column of design effects), at the effective number of trials ``n / design``."""
     p = pl.col(k) / pl.col(n)
-    nn = pl.col(n).cast(pl.Float64)
+    nn = pl.col(n).cast(pl.Float64) / (1.0 if design is None else pl.col(design))
     denom = 1.0 + z * z / nn
     centre = (p + z * z / (2 * nn)) / denom
     half = z * (p * (1 - p) / nn + z * z / (4 * nn * nn)).sqrt() / denom
@@ -48,13 +54,44 @@ def score_share() -> pl.Expr:
             .otherwise(1.0 / pl.len().over(g)).alias("share"))
 
 
+def design_effects(o: pl.DataFrame, by: list[str], points: str = "points") -> pl.DataFrame:
+    """Per group of ``by``: ``design``, the design effect of its rate (``points`` per row) when
+    the rows of one deal (column ``deal_key``) share their luck (``design_expr``)."""
+    per = o.group_by(*by, "deal_key").agg(pl.len().cast(pl.Float64).alias("n_d"),
+                                          pl.col(points).cast(pl.Float64).sum().alias("y_d"))
+    sums = per.group_by(*by).agg(
+        pl.col("n_d").sum().alias("dn"), pl.col("y_d").sum().alias("dy"),
+        pl.len().cast(pl.Float64).alias("dk"), pl.col("n_d").max().alias("dm"),
+        (pl.col("y_d") ** 2).sum().alias("dyy"), (pl.col("y_d") * pl.col("n_d")).sum().alias("dyn"),
+        (pl.col("n_d") ** 2).sum().alias("dnn"))
+    return sums.select(*by, design_expr())
+
+
+def design_expr() -> pl.Expr:
+    """The design effect of a rate from its per-deal sums (columns ``dn`` rows, ``dy`` points,
+    ``dk`` deals, ``dm`` the most rows of one deal, and the sums over deals ``dyy`` of y_d^2,
+    ``dyn`` of y_d n_d, ``dnn`` of n_d^2): the deal-clustered variance of the rate,
+    ``k / (k - 1) sum_d (y_d - p n_d)^2 / N^2``, over the independent games' ``p (1 - p) / N``.
+    It is kept between 1 (never narrower than the plain Wilson interval: a few deals estimate it
+    noisily) and the most rows of one deal (every row of a deal alike); where it cannot be
+    measured (``p`` 0 or 1, or one deal) it is ``N / k``, each deal counted as one game."""
+    n, k, p = pl.col("dn"), pl.col("dk"), pl.col("dy") / pl.col("dn")
+    ss = pl.col("dyy") - 2 * p * pl.col("dyn") + p * p * pl.col("dnn")
+    spread = p * (1 - p) * n
+    design = pl.when((spread > 1e-12) & (k > 1)).then(ss * k / (k - 1) / spread).otherwise(n / k)
+    return pl.min_horizontal(pl.max_horizontal(design, 1.0), pl.col("dm")).alias("design")
+
+
 def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
     """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
-    by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores) and
-    ``share`` (``score_share``). With ``games``, only the games that it lists are kept."""
+    by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores),
+    ``share`` (``score_share``) and ``deal_key``, the game's deal (``analysis.bootstrap.deal_key``;
+    the game itself without ``games``). With ``games``, only the games that it lists are kept."""
+    cols = [] if games is None else deal_columns(games)
     if games is not None:
-        results = results.join(games.select("run_id", "game_id"), on=["run_id", "game_id"],
-                               how="semi")
+        results = results.join(games.select("run_id", "game_id", *cols), on=["run_id", "game_id"],
+                               how="semi" if not cols else "inner")
+    results = results.with_columns(deal_key(cols).alias("deal_key")).drop(cols)
     if results.height == 0:
         raise ValueError("no game results in the records")
     g = ["run_id", "game_id"]
@@ -92,8 +129,9 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
         (pl.col("score").cast(pl.Float64).mean() + Z95 * se).alias("score_high"),
         pl.col("floor_penalty_total").cast(pl.Float64).mean().alias("mean_floor_penalty"),
         pl.col("bonus_points").cast(pl.Float64).mean().alias("mean_bonus"))
-    table = table.with_columns((pl.col("points") / pl.col("games")).alias("win_rate"),
-                               *wilson_exprs("points", "games"))
+    table = table.join(design_effects(o, ["bot"]), on="bot").with_columns(
+        (pl.col("points") / pl.col("games")).alias("win_rate"),
+        *wilson_exprs("points", "games", design="design"))
     return table.sort(["win_rate", "mean_score", "bot"], descending=[True, True, False]).select(
         "bot", "games", "wins", "shared", "losses", "win_rate", "low", "high", "score_share",
         "mean_score", "score_low", "score_high", "mean_floor_penalty", "mean_bonus")
@@ -114,8 +152,9 @@ def crosstable(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.D
         pl.len().alias("games"), pl.col("win").sum().alias("wins"),
         pl.col("shared").sum().alias("shared"), pl.col("loss").sum().alias("losses"),
         pl.col("points").sum().alias("points"))
+    table = table.join(design_effects(pairs, ["bot", "opponent"]), on=["bot", "opponent"])
     return (table.with_columns((pl.col("points") / pl.col("games")).alias("score"),
-                               *wilson_exprs("points", "games"))
+                               *wilson_exprs("points", "games", design="design"))
             .sort("bot", "opponent")
             .select("bot", "opponent", "games", "wins", "shared", "losses", "score", "low", "high"))
 
@@ -137,20 +176,19 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]
     none = pl.lit(None, dtype=pl.String).alias("bot")
     equal = o.filter(pl.col("bot").n_unique().over("run_id", "game_id") == 1)
-    cols = ["num_players", "between", "bot", "seat", "games", "points"]
+    cols = ["num_players", "between", "bot", "seat", "games", "points", "design"]
     parts = []
     for between, frame in (("all", o), ("equal", equal)):
         if frame.height == 0:
             continue
         label = pl.lit(between).alias("between")
-        parts.append(frame.group_by("num_players", "seat").agg(*aggs)
-                     .with_columns(none, label).select(cols))
-        parts.append(frame.group_by("num_players", "bot", "seat").agg(*aggs)
-                     .with_columns(label).select(cols))
+        for by in (["num_players", "seat"], ["num_players", "bot", "seat"]):
+            part = frame.group_by(*by).agg(*aggs).join(design_effects(frame, by), on=by)
+            parts.append(part.with_columns(label, *([] if "bot" in by else [none])).select(cols))
     table = pl.concat(parts).with_columns(
         pl.col("num_players").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
         (pl.col("points") / pl.col("games")).alias("win_rate"),
-        *wilson_exprs("points", "games"),
+        *wilson_exprs("points", "games", design="design"),
         (1.0 / pl.col("num_players")).alias("expected"))
     return (table.sort(["num_players", "between", pl.col("bot").is_not_null(), "bot", "seat"])
             .select("num_players", "between", "bot", "seat", "games", "win_rate", "low", "high",

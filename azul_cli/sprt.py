@@ -129,7 +129,7 @@ def progress_text(p: SprtProgress) -> str:
     """One line: pairs, pentanomial, LLR against its bounds, the Elo estimate."""
     e = p.estimate
     return (f"{p.pairs:,}/{p.max_pairs:,} pairs  {list(p.pentanomial)}  LLR {p.llr:+.2f} "
-            f"[{p.lower:.2f}, {p.upper:.2f}]  elo {e.elo:+.1f} ({e.low:+.1f}, {e.high:+.1f})  "
+            f"[{p.lower:.2f}, {p.upper:.2f}]  elo {e.text()}  "
             f"{p.games:,} games  {p.seconds:.0f} s")
 
 

@@ -34,3 +34,28 @@ def test_no_resamples_give_no_interval():
     assert np.isnan(low).all() and np.isnan(high).all() and low.shape == (3,)
     low, high = percentile_interval(np.arange(101.0)[:, None], 0.9)
     assert (low[0], high[0]) == pytest.approx((5.0, 95.0))
+
+
+def test_the_jackknife_leaves_out_each_deal_or_group_once():
+    from analysis.bootstrap import jackknife_counts
+    one = jackknife_counts(5)
+    assert one.shape == (5, 5) and (one.sum(axis=1) == 4).all() and (np.diag(one) == 0).all()
+    grouped = jackknife_counts(7, groups=3)  # deals 0,3,6 / 1,4 / 2,5
+    assert grouped.shape == (3, 7) and grouped[0].tolist() == [0, 1, 1, 0, 1, 1, 0]
+    assert ((1 - grouped).sum(axis=0) == 1).all()  # every deal left out exactly once
+
+
+def test_jackknife_and_bca_intervals_of_a_mean():
+    from analysis.bootstrap import interval, jackknife_counts, resample_counts
+    x = np.random.default_rng(1).normal(10.0, 2.0, size=(50, 1))
+    jack = (jackknife_counts(50) @ x) / 49
+    low, high = interval("jackknife", np.empty((0, 1)), x.mean(axis=0), jack, 0.95)
+    assert np.isnan(low).all()  # no resamples, no interval
+    samples = (resample_counts(50, 2000, seed=2) @ x) / 50
+    low, high = interval("jackknife", samples, x.mean(axis=0), jack, 0.95)
+    half = 1.959963984540054 * x.std(ddof=1) / np.sqrt(50)  # the jackknife of a mean is exact
+    assert (low[0], high[0]) == pytest.approx((x.mean() - half, x.mean() + half))
+    b_low, b_high = interval("bca", samples, x.mean(axis=0), jack, 0.95)
+    assert b_low[0] == pytest.approx(low[0], abs=0.15) and b_high[0] == pytest.approx(high[0], abs=0.15)
+    with pytest.raises(ValueError, match="interval must be one of"):
+        interval("studentized", samples, x.mean(axis=0), jack, 0.95)

@@ -116,6 +116,22 @@ def test_game_openings_on_known_games(known):
         assert opening_table(con, min_games=2)["n"].to_list() == [2]
 
 
+def test_openings_of_one_deal_count_as_one(tmp_path, known):
+    """A's opening (factory, 2 tiles, line 3, as the opener) in g1 and g3: two deals, two
+    openings; put g3 in g1's deal (another seat arrangement) and they share its luck: the
+    interval is that of one opening scoring 3/4."""
+    from analysis.stats import wilson
+
+    with connect(known) as con:
+        apart = row(opening_table(con), bot="A", opened=True)
+    assert (apart["low"], apart["high"]) == pytest.approx(wilson(1.5, 2))
+    same = dict(KNOWN, games=[game("g1"), game("g2", 1), game("g3", 0, arrangement=1)])
+    with connect(write_run(tmp_path / "same", same)) as con:
+        together = row(opening_table(con), bot="A", opened=True)
+    assert together["win_rate"] == apart["win_rate"] == pytest.approx(0.75)
+    assert (together["low"], together["high"]) == pytest.approx(wilson(0.75, 1))
+
+
 def test_round_openings_mark_the_opener(known):
     with connect(known) as con:
         table = opening_table(con, scope="round")

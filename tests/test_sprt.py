@@ -137,6 +137,23 @@ def test_elo_estimates():
     assert (narrow.high - narrow.low) == pytest.approx((wide.high - wide.low) / 2, rel=0.05)
 
 
+def test_a_sweep_has_no_finite_elo():
+    """38 pairs of two wins: the 1e-3 regularization alone used to set +17,487 normalized Elo."""
+    for model in MODELS:
+        up, down = elo_estimate((0, 0, 0, 0, 38), model), elo_estimate((38, 0, 0, 0, 0), model)
+        assert up.unbounded and up.elo == math.inf and up.high == math.inf and math.isnan(up.low)
+        assert down.unbounded and down.elo == -math.inf and down.low == -math.inf
+        assert "unbounded above" in up.text() and "unbounded below" in down.text()
+    # normalized Elo is a t-value: a win and a draw in every pair has no spread either
+    assert elo_estimate((0, 0, 0, 12, 0), "normalized").unbounded
+    logistic = elo_estimate((0, 0, 0, 12, 0), "logistic")  # a score of 3/4: finite
+    assert not logistic.unbounded  # (the 1e-3 regularization moves it a little, as in fishtest)
+    assert logistic.elo == pytest.approx(-400 * math.log10(1 / 0.75 - 1), rel=1e-3)
+    assert not elo_estimate((0, 0, 12, 0, 0), "normalized").unbounded  # all even: 0
+    near = elo_estimate((0, 0, 0, 1, 37), "normalized")  # one pair of spread: finite, large
+    assert not near.unbounded and 500 < near.low < near.elo < near.high < 5000
+
+
 def test_with_elo_gives_that_elo():
     base = [0.1, 0.2, 0.4, 0.2, 0.1]
     q = with_elo(base, 30, "logistic")
