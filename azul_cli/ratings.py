@@ -120,8 +120,8 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     model = "Bradley-Terry" if players == 2 else "Plackett-Luce"
     console = Console()
     console.print(f"\n{players} players ({model})", style="bold", soft_wrap=True)
-    table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; 95% intervals, "
-                  f"{fit.bootstrap} deal resamples")
+    how = "a jackknife" if fit.interval == "jackknife" else f"{fit.interval} bootstrap"
+    table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; 95% intervals by {how} over deals")
     skill = "mu" in frame.columns
     columns = [("#", "right"), ("bot", "left"), ("games", "right"), ("elo", "right"),
                ("95% interval", "right"), ("score share", "right")]

@@ -170,7 +170,7 @@ def test_two_runs_of_one_config_count_once_each(two_runs, tmp_path):
     assert sum(r["n"] for r in openings["rows"]) == len(results)
     marker = invoke_json("marker", a, b)
     assert sum(r["rounds"] for r in marker["summary"]) == len(direct(two_runs, "rounds"))
-    report = runner.invoke(app, ["report", str(a), str(b), "--out", str(tmp_path), "--bootstrap", "5"])
+    report = runner.invoke(app, ["report", str(a), str(b), "--out", str(tmp_path), "--bootstrap", "0"])
     assert report.exit_code == 0, report.output
     assert "24 games" in (tmp_path / "summary.md").read_text()
 
@@ -182,7 +182,7 @@ def test_a_folder_given_twice_is_read_once(two_runs, tmp_path):
         twice = runner.invoke(app, [command, str(a), str(a), "-f", "json"])
         assert twice.exit_code == 0 and twice.stdout == once.stdout, command
         assert f"warning: {a}: the same folder as {a}, read once" in twice.stderr
-    report = runner.invoke(app, ["report", str(a), str(a), "--out", str(tmp_path), "--bootstrap", "5"])
+    report = runner.invoke(app, ["report", str(a), str(a), "--out", str(tmp_path), "--bootstrap", "0"])
     assert report.exit_code == 0 and "read once" in report.stderr
     assert "12 games" in (tmp_path / "summary.md").read_text()
 

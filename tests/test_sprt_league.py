@@ -39,9 +39,9 @@ def test_greedy_beats_random_and_the_run_is_a_league(tmp_path):
     # what the records say is what was printed: the decision on the pairs in deal order
     r = sprt_result(run_dir)
     assert r.decision.verdict == "H1" and r.decision.pairs == out["pairs"]
-    elo = runner.invoke(app, ["elo", str(run_dir), "--bootstrap", "20", "-f", "json"])
+    elo = runner.invoke(app, ["elo", str(run_dir), "--bootstrap", "40", "-f", "json"])
     assert elo.exit_code == 0 and "greedy" in elo.output
-    report = runner.invoke(app, ["report", str(run_dir), "--bootstrap", "10"])
+    report = runner.invoke(app, ["report", str(run_dir), "--bootstrap", "0"])
     assert report.exit_code == 0, report.output
     page = (run_dir / "report.html").read_text()
     assert "SPRT: greedy against random" in page and "<strong>H1</strong>" in page
