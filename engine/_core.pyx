@@ -164,57 +164,55 @@ cdef inline int bag_bounds(const State* s, int* upto) noexcept nogil:
     upto[3] = upto[2] + s.bag[3]
     return upto[3] + s.bag[4]
 
+cdef inline int recycle_lid(State* s, int* upto) noexcept nogil:
+    """The bag ran out: the whole lid goes into it; return the tiles now in the bag."""
+    cdef int c
+    for c in range(5):
+        s.bag[c] = s.lid[c]
+        s.lid[c] = 0
+    return bag_bounds(s, upto)
+
+cdef inline void place_drawn(State* s, int i, int x, int* upto) noexcept nogil:
+    """Tile number i of the deal is the bag's x-th tile (colours in order): into factory i / 4."""
+    cdef int c = (x >= upto[0]) + (x >= upto[1]) + (x >= upto[2]) + (x >= upto[3])
+    s.bag[c] -= 1
+    s.source[i >> 2][c] += 1
+    upto[0] -= c < 1
+    upto[1] -= c < 2
+    upto[2] -= c < 3
+    upto[3] -= c < 4
+
 cdef int deal_random(State* s, Rng* rng) noexcept nogil:
     """Fill the factories in order from the bag, recycling the lid when the bag runs out."""
-    cdef int i, c, x, dealt = 0, upto[4]
+    cdef int i, dealt = 0, upto[4]
     cdef int in_bag = bag_bounds(s, upto)
     for i in range(4 * s.factories):
         if in_bag == 0:
-            for c in range(5):
-                s.bag[c] = s.lid[c]
-                s.lid[c] = 0
-            in_bag = bag_bounds(s, upto)
+            in_bag = recycle_lid(s, upto)
             if in_bag == 0:
                 break
-        x = rng_below(rng, in_bag)
-        c = (x >= upto[0]) + (x >= upto[1]) + (x >= upto[2]) + (x >= upto[3])
-        s.bag[c] -= 1
-        s.source[i >> 2][c] += 1
+        place_drawn(s, i, rng_below(rng, in_bag), upto)
         in_bag -= 1
         dealt += 1
-        upto[0] -= c < 1
-        upto[1] -= c < 2
-        upto[2] -= c < 3
-        upto[3] -= c < 4
     start_round(s, dealt)
     return dealt
 
 cdef int deal_playout(State* s, uint64_t* rng) noexcept nogil:
     """deal_random for random_playouts: the same rules and distribution, one generator call per
     factory (four tiles, see azul_draw) instead of one per tile."""
-    cdef int i, c, x, dealt = 0, upto[4]
+    cdef int i, dealt = 0, upto[4]
     cdef int in_bag = bag_bounds(s, upto)
     cdef uint64_t bits = 0
     for i in range(4 * s.factories):
         if in_bag == 0:
-            for c in range(5):
-                s.bag[c] = s.lid[c]
-                s.lid[c] = 0
-            in_bag = bag_bounds(s, upto)
+            in_bag = recycle_lid(s, upto)
             if in_bag == 0:
                 break
         if i & 3 == 0:
             bits = azul_wyrand(rng)
-        x = azul_draw(&bits, in_bag)
-        c = (x >= upto[0]) + (x >= upto[1]) + (x >= upto[2]) + (x >= upto[3])
-        s.bag[c] -= 1
-        s.source[i >> 2][c] += 1
+        place_drawn(s, i, azul_draw(&bits, in_bag), upto)
         in_bag -= 1
         dealt += 1
-        upto[0] -= c < 1
-        upto[1] -= c < 2
-        upto[2] -= c < 3
-        upto[3] -= c < 4
     start_round(s, dealt)
     return dealt
 
