@@ -65,12 +65,13 @@ def compiled_plan(config: dict) -> Plan | None:
         return None
     kinds, weights, makers = [], [], []
     for entry in config["bots"]:
-        cls = bot_class(entry["type"])
-        if entry["time_limit"] is not None or cls not in _KIND:
+        if entry["time_limit"] is not None or bot_class(entry["type"]) not in _KIND:
             return None
         make = bot_maker(entry["type"], entry["params"])
         proto = make(0)
-        kinds.append(_KIND[cls])
+        if type(proto) not in _KIND:  # a wrapper (an intervention) around a built-in bot
+            return None
+        kinds.append(_KIND[type(proto)])
         w = getattr(proto, "weights", None) or {}
         weights.append([float(w.get(k, 0.0)) for k in WEIGHT_NAMES])
         makers.append(make)
