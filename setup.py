@@ -9,6 +9,7 @@ extensions = [
     Extension("engine._rl", ["engine/_rl.pyx"], extra_compile_args=FLAGS),
     Extension("bots._policies", ["bots/_policies.pyx"], extra_compile_args=FLAGS),
     Extension("bots._mcts", ["bots/_mcts.pyx"], extra_compile_args=FLAGS),
+    Extension("tournament._fastloop", ["tournament/_fastloop.pyx"], extra_compile_args=FLAGS),
 ]
 
 setup(ext_modules=cythonize(extensions, language_level=3, include_path=["."]))

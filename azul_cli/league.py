@@ -43,6 +43,9 @@ ResumeOpt = Annotated[bool, typer.Option(
     "--resume", help="Finish a stopped league: play only the games not yet recorded.")]
 FreshOpt = Annotated[bool, typer.Option(
     "--fresh", help="Delete this league's earlier records and start it over.")]
+PythonRefereeOpt = Annotated[bool, typer.Option(
+    "--python-referee", help="Play every game through the Python referee, even between built-in "
+    "compiled bots (the same records, slower; the config key python_referee: true).")]
 NoMlflowOpt = Annotated[bool, typer.Option("--no-mlflow", help="Do not log the league to MLflow.")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (or progress lines).")]
 NoReportOpt = Annotated[bool, typer.Option(
@@ -54,7 +57,8 @@ RunDirArg = Annotated[Path, typer.Argument(
 @app.command()
 def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, workers: WorkersOpt = None,
         resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
-        quiet: QuietOpt = False, no_report: NoReportOpt = False) -> None:
+        quiet: QuietOpt = False, no_report: NoReportOpt = False,
+        python_referee: PythonRefereeOpt = False) -> None:
     """Play a league: every table, deal and seat arrangement, records written as games finish."""
     if resume and fresh:
         fail("--resume and --fresh: choose one")
@@ -65,7 +69,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     try:
         league = load_config(config).with_overrides(
             out=str(out) if out is not None else None, address=address, workers=workers,
-            mlflow=False if no_mlflow else None)
+            mlflow=False if no_mlflow else None, python_referee=True if python_referee else None)
         console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
                       f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
                       f"{league.total_games:,} games", soft_wrap=True)

@@ -1,7 +1,15 @@
-"""League throughput and driver memory: serial in one process, then through Ray with 1 and 2 workers.
+"""League throughput and driver memory: the compiled loop against the engine's own speed, then
+serial in one process, then through Ray with 1 and 2 workers.
 
-    python benchmarks/bench_league.py                  # about 4 minutes on 2 cores (quiet ones)
-    python benchmarks/bench_league.py --quick          # about 1.5 minutes: smaller leagues, 20,000-game memory run
+    python benchmarks/bench_league.py                  # about 5 minutes on 2 cores (quiet ones)
+    python benchmarks/bench_league.py --quick          # about 2 minutes: smaller leagues, 20,000-game memory run
+    python benchmarks/bench_league.py --referee-only   # the first part only (about 1 minute)
+
+First, side by side on one core: ``random_playouts`` (whole random games in C, nothing recorded)
+in games/s; then greedy vs greedy and heuristic vs heuristic leagues with ``--workers 0``, played
+by the compiled loop (tournament/fastloop.py) and with ``--python-referee``, records written,
+each in games/s and as a fraction of random_playouts. Target: greedy vs greedy compiled at least
+0.1 of random_playouts (aim 0.25).
 
 Every league is greedy against greedy (two greedy bots with their own seeds), 2 players, rotated
 seats, full records written as Parquet, no MLflow. games/s counts the playing only: starting and
@@ -31,20 +39,44 @@ from tournament.backends import start_local_ray  # noqa: E402
 from tournament.runner import run_league  # noqa: E402
 
 
-def greedy_league(out: Path, name: str, games: int, workers: int):
+def greedy_league(out: Path, name: str, games: int, workers: int, bot: str = "greedy",
+                  python_referee: bool = False):
     return parse_config({
         "name": name, "players": 2, "variant": "colored", "deals": max(1, games // 2), "seats": "rotate",
         "seed": 1, "out": str(out), "mlflow": {"enabled": False}, "ray": {"workers": workers},
-        "bots": [{"name": "greedy-a", "type": "greedy", "seed": 1},
-                 {"name": "greedy-b", "type": "greedy", "seed": 2}],
+        "bots": [{"name": f"{bot}-a", "type": bot, "seed": 1},
+                 {"name": f"{bot}-b", "type": bot, "seed": 2}],
+        "python_referee": python_referee,
     })
 
 
-def measure(out: Path, name: str, games: int, workers: int) -> dict:
-    summary = run_league(greedy_league(out, name, games, workers), progress=False)
+def measure(out: Path, name: str, games: int, workers: int, bot: str = "greedy",
+            python_referee: bool = False) -> dict:
+    summary = run_league(greedy_league(out, name, games, workers, bot, python_referee), progress=False)
     assert summary.complete, summary
     return {"games": summary.played, "play_s": summary.play_s, "games_per_s": summary.played / summary.play_s,
             "elapsed_s": summary.elapsed_s}
+
+
+def referee_section(out: Path, games: int, repeats: int) -> None:
+    """random_playouts on one core, then each league by the compiled loop and the Python referee."""
+    from engine._core import random_playouts
+
+    n = 20 * games
+    best = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        random_playouts(n, 2, "colored", 1)
+        best = max(best, n / (time.perf_counter() - t0))
+    print(f"random_playouts, 2 players, one core: {best:,.0f} games/s", flush=True)
+    for bot, scale in (("greedy", 1), ("heuristic", 10)):
+        for label, python in (("compiled loop", False), ("--python-referee", True)):
+            size = max(200, games // scale // (10 if python else 1))
+            runs = [measure(out, f"{bot}-{python}-{i}", size, 0, bot, python) for i in range(repeats)]
+            r = max(runs, key=lambda r: r["games_per_s"])
+            print(f"  {bot} vs {bot}, --workers 0, {label:<17} {r['games_per_s']:9,.0f} games/s "
+                  f"= {r['games_per_s'] / best:.3f} of random_playouts ({r['games']:,} games)", flush=True)
+    print("  target: greedy vs greedy compiled at least 0.100 of random_playouts (aim 0.250)", flush=True)
 
 
 def child_memory(out: str, games: int, workers: int) -> None:
@@ -62,6 +94,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller leagues")
     parser.add_argument("--games", type=int, help="games per throughput league (default 20,000; quick 5,000)")
     parser.add_argument("--memory-games", type=int, help="games of the memory league (default 100,000; quick 20,000)")
+    parser.add_argument("--referee-only", action="store_true", help="only the compiled loop and referee part")
     parser.add_argument("--child-memory", nargs=3, metavar=("OUT", "GAMES", "WORKERS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_memory:
@@ -70,9 +103,12 @@ def main() -> None:
     games = args.games or (5000 if args.quick else 20000)
     repeats = 2 if args.quick else 3
     memory_games = args.memory_games or (20000 if args.quick else 100000)
-    print(f"greedy vs greedy, {games:,} games per league, on {os.cpu_count()} CPUs", flush=True)
     with tempfile.TemporaryDirectory(prefix="league-bench-") as tmp:
         out = Path(tmp)
+        referee_section(out, games, repeats)
+        if args.referee_only:
+            return
+        print(f"greedy vs greedy, {games:,} games per league, on {os.cpu_count()} CPUs", flush=True)
         rows = {}
         for label, workers in (("serial, one process, no Ray", 0), ("Ray, 1 worker", 1), ("Ray, 2 workers", 2)):
             if workers:

@@ -19,6 +19,7 @@ from bots import Bot, bot_class, bot_maker
 from bots.external import ExternalBot
 
 from .config import IDENTITY
+from .fastloop import Plan, compiled_batch, compiled_plan, play_compiled
 from .game import Seat, close_bots, play_game
 from .records import RecordBuffer
 from .scheduler import GameSpec
@@ -31,6 +32,8 @@ class LeagueError(RuntimeError):
 # Per process: the seats and variant of the config in play, and its kept bots (external programs,
 # running from game to game; closed when the config changes, the backend closes or the process exits).
 _CONTEXTS: dict[str, tuple[list[Seat], str, dict[tuple[str, int], Bot]]] = {}
+# and how the compiled loop plays that config (None: every game through the Python referee)
+_PLANS: dict[str, Plan | None] = {}
 
 
 def close_kept_bots() -> None:
@@ -38,6 +41,7 @@ def close_kept_bots() -> None:
     for _, _, kept in _CONTEXTS.values():
         close_bots(kept.values())
     _CONTEXTS.clear()
+    _PLANS.clear()
 
 
 atexit.register(close_kept_bots)
@@ -58,16 +62,23 @@ def league_seats(config: dict[str, Any]) -> list[Seat]:
 
 
 def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
-    """Play games of a league and return their records as the four Arrow tables."""
-    key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY))
+    """Play games of a league and return their records as the four Arrow tables.
+
+    Games between built-in compiled bots are played in C (tournament/fastloop.py), the others
+    (and every game with ``python_referee``) by the Python referee; both write the same rows."""
+    key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY or k == "python_referee"))
     if key not in _CONTEXTS:
         close_kept_bots()
         _CONTEXTS[key] = (league_seats(config), config["variant"], {})
+        _PLANS[key] = compiled_plan(config)
         # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
         # it out of the garbage collector's way, which games allocate heavily against.
         gc.collect()
         gc.freeze()
     bots, variant, kept = _CONTEXTS[key]
+    plan = _PLANS[key]
+    if plan is not None and compiled_batch(specs):
+        return play_compiled(plan, specs, run_id)
     buf = RecordBuffer()
     for spec in specs:
         play_game(spec, [bots[b] for b in spec.seats], variant, buf, kept)

@@ -22,7 +22,7 @@ from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
 VARIANTS = ("colored", "gray")
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
-            "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots")
+            "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee")
 BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
 RAY_KEYS = ("address", "workers")
 MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
@@ -80,6 +80,9 @@ class LeagueConfig:
     mlflow: MlflowSettings = field(default_factory=MlflowSettings)
     match: str = "game"  # "series": every scheduled game is a two-game series
     self_play: bool = False  # also one table per bot with that bot in every seat
+    # every game through the Python referee, even between built-in compiled bots (same records;
+    # tournament/fastloop.py plays those in C otherwise)
+    python_referee: bool = False
 
     @property
     def total_games(self) -> int:
@@ -98,13 +101,15 @@ class LeagueConfig:
             "mlflow": {"enabled": self.mlflow.enabled, "tracking_uri": self.mlflow.tracking_uri,
                        "experiment": self.mlflow.experiment},
             "bots": [b.to_dict() for b in self.bots],
+            "python_referee": self.python_referee,
         }
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
 
     def with_overrides(self, *, out: str | None = None, address: str | None = None,
-                       workers: int | None = None, mlflow: bool | None = None) -> LeagueConfig:
+                       workers: int | None = None, mlflow: bool | None = None,
+                       python_referee: bool | None = None) -> LeagueConfig:
         """The config with command-line options applied (None leaves a field as it is)."""
         config = self
         if out is not None:
@@ -115,6 +120,8 @@ class LeagueConfig:
                 workers=_count(workers, "--workers", 0) if workers is not None else config.ray.workers))
         if mlflow is not None:
             config = replace(config, mlflow=replace(config.mlflow, enabled=mlflow))
+        if python_referee is not None:
+            config = replace(config, python_referee=python_referee)
         return config
 
 
@@ -165,6 +172,9 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     self_play = data.get("self_play", False)
     if not isinstance(self_play, bool):
         raise _FieldError("self_play", f"must be true or false, not {shown(self_play)}")
+    python_referee = data.get("python_referee", False)
+    if not isinstance(python_referee, bool):
+        raise _FieldError("python_referee", f"must be true or false, not {shown(python_referee)}")
     seed = _int(data.get("seed", 0), "seed", 0, MAX_SEED)
     out = data.get("out", "runs")
     if not isinstance(out, str) or not out:
@@ -199,7 +209,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
         ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment), match=match,
-        self_play=self_play)
+        self_play=self_play, python_referee=python_referee)
 
 
 def _bots(value: Any, league_seed: int) -> list[BotEntry]:

@@ -1,0 +1,92 @@
+"""The compiled league loop (tournament/fastloop.py) writes the rows the Python referee writes.
+
+Leagues of every built-in compiled bot type (random, greedy, heuristic, mcts), 2, 3 and 4 players,
+both walls, ``match: series`` and ``self_play``, are played twice: by the compiled loop and with
+``python_referee: true``; every table's rows, sorted, are the same but for the timing columns.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from test_league_support import league
+from tournament import read_table
+from tournament._fastloop import random_below
+from tournament.config import parse_config
+from tournament.fastloop import compiled_plan
+from tournament.runner import run_league
+
+SKIP = {"run_id", "think_ms", "duration_s"}
+BOTS = ["random", "greedy", "heuristic",
+        {"name": "heuristic-d", "type": "heuristic", "seed": 4, "params": {"denial": 0.6}},
+        {"name": "mcts-20", "type": "mcts", "seed": 9, "params": {"iterations": 20}}]
+LEAGUES = [dict(players=2, variant="colored", deals=5, match="series", self_play=True),
+           dict(players=3, variant="gray", deals=2, self_play=True),
+           dict(players=4, variant="colored", deals=1, match="series"),
+           dict(players=2, variant="gray", deals=6),
+           dict(players=4, variant="gray", deals=1, self_play=True)]
+
+
+def _rows(run_dir, name):
+    table = read_table(run_dir, name)
+    return sorted(json.dumps({k: v for k, v in r.items() if k not in SKIP}, sort_keys=True)
+                  for r in table.to_pylist())
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    played = []
+    for i, fields in enumerate(LEAGUES):
+        runs = {}
+        for python in (False, True):
+            tmp = tmp_path_factory.mktemp(f"l{i}{python}")
+            config = parse_config(league(tmp, BOTS, name="c", seed=17, flush_seconds=0, python_referee=python,
+                                         **fields))
+            assert (compiled_plan(config.to_dict()) is None) == python
+            summary = run_league(config, progress=False)
+            assert summary.complete and summary.recorded == config.total_games
+            runs[python] = tmp / "c"
+        played.append(runs)
+    return played
+
+
+def test_the_compiled_loop_writes_the_python_referees_rows(both):
+    games = 0
+    for runs in both:
+        for name in ("games", "results", "moves", "rounds"):
+            compiled, python = _rows(runs[False], name), _rows(runs[True], name)
+            assert compiled == python, name
+        games += len(read_table(runs[False], "games"))
+    assert games >= 500
+
+
+def test_the_compiled_loop_records_a_games_average_think_time(both):
+    moves = read_table(both[0][False], "moves").to_pydict()
+    per_game: dict[str, set] = {}
+    for gid, ms in zip(moves["game_id"], moves["think_ms"]):
+        per_game.setdefault(gid, set()).add(ms)
+    assert all(len(v) == 1 for v in per_game.values())
+    played = read_table(both[0][True], "moves").to_pydict()["think_ms"]
+    assert len(set(played)) > len(per_game)  # the referee times each move
+
+
+def test_the_random_bots_generator_is_pythons():
+    for seed in (0, 7, 2**32 - 1, 2**32, 2**62 + 99):
+        for n in (1, 2, 5, 37, 150):
+            r = random.Random(seed)
+            assert random_below(seed, n, 500) == [r._randbelow(n) for _ in range(500)]
+
+
+@pytest.mark.parametrize("change", [
+    {"time_limit": 1.0}, {"python_referee": True},
+    {"bots": [{"name": "a", "type": "greedy", "time_limit": 2.0}, "random"]},
+    {"bots": ["random", {"name": "m", "type": "greedy", "params": {"marker": "take"}}]},
+])
+def test_the_python_referee_plays_what_the_compiled_loop_cannot(tmp_path, change):
+    data = league(tmp_path, ["greedy", "random"])
+    data.update(change)
+    config = parse_config(data)
+    assert compiled_plan(config.to_dict()) is None
+    assert compiled_plan(parse_config(league(tmp_path, ["greedy", "random", "heuristic", "mcts"])).to_dict())
