@@ -221,6 +221,8 @@ def test_the_studies_notebook_shows_the_effects(small_study, monkeypatch):
     import importlib.util
     from pathlib import Path
 
+    from polars.testing import assert_frame_equal
+
     monkeypatch.setenv("AZUL_RUN_DIR", str(small_study))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     path = Path(__file__).resolve().parents[1] / "analysis" / "notebooks" / "studies.py"
@@ -231,4 +233,6 @@ def test_the_studies_notebook_shows_the_effects(small_study, monkeypatch):
     with connect(small_study) as con:
         expected = study_effects(con, read_study(small_study))
         pairs = study_pairs(con)
-    assert defs["effects"].equals(expected) and defs["pairs"].equals(pairs) and pairs.height >= 8 * 2 * 3
+    # the same numbers (DuckDB may sum a float column in another order from one run to the next)
+    assert_frame_equal(defs["effects"], expected, check_exact=False, rel_tol=1e-9, abs_tol=1e-12)
+    assert defs["pairs"].equals(pairs) and pairs.height >= 8 * 2 * 3
