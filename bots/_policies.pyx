@@ -2,11 +2,12 @@
 """The greedy and heuristic policies and the position evaluation, in C over the engine's State.
 
 Everything above `Policy` is nogil C with no allocation, so MCTS rollouts can call it
-(cimport greedy_move, heuristic_move, evaluate, default_weights from bots._policies).
+(cimport greedy_move, heuristic_move, evaluate, default_weights from bots._policies; the
+``_pick`` forms choose among moves already generated).
 docs/bots.md describes what each policy values; tests/test_policies.py checks it.
 """
 from libc.string cimport memcpy, memset
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from engine._core cimport (
     State, Board, Rng, Core, gen_moves, apply_move, rng_below, placement_points, floor_cost,
     CENTRE, FLOOR, NO_SEAT, TILING_BASE, MAX_MOVES, DRAFT, TILING, REFILL, OVER,
@@ -74,18 +75,23 @@ cdef int best_column(const Wall* w, int row, int c) noexcept nogil:
 cdef inline int line_column(const Wall* w, bint gray, int k, int c) noexcept nogil:
     return best_column(w, k, c) if gray else (c + k) % 5
 
-cdef void project(const Board* b, bint gray, Wall* w) noexcept nogil:
-    """The wall after tiling the board's complete lines top to bottom (gray: best column each)."""
-    cdef int k, c, col
+cdef int project(const Board* b, bint gray, Wall* w) noexcept nogil:
+    """The wall after tiling the board's complete lines top to bottom (gray: best column each).
+
+    Returns the tiles of gray lines with no legal column, which fall to the floor (``w.floor_n``
+    counts them, capped at 7)."""
+    cdef int k, c, col, falls = 0
     wall_of(b, w)
     for k in range(5):
         if b.line_count[k] == k + 1:
             c = b.line_colour[k]
             col = line_column(w, gray, k, c)
             if col < 0:
-                w.floor_n = w.floor_n + k + 1 if w.floor_n + k + 1 < 7 else 7
+                falls += k + 1
             else:
                 put(w, k, col, c)
+    w.floor_n = b.floor_n + falls if b.floor_n + falls < 7 else 7
+    return falls
 
 cdef inline int round_value(const Board* b, bint gray) noexcept nogil:
     """Wall points this round's tiling makes certain, minus the floor's penalty."""
@@ -95,32 +101,64 @@ cdef inline int round_value(const Board* b, bint gray) noexcept nogil:
 
 # ---------------------------------------------------------------- greedy
 
-cdef int draft_value(const State* s, const Board* b, int code, int base, int* placed) noexcept nogil:
+cdef struct Drafts:
+    # The seat to move's draft moves valued as greedy values them, without a board copy each: a
+    # draft changes the tiling only by completing its line d in colour c, so the projected wall
+    # is the board's own (points0, falls0) or that of (d, c) complete, worked out once per move.
+    const State* s
+    const Board* b
+    int base             # round_value of the board
+    int points0, falls0  # its projection
+    int points[5][5]     # [d][c]: the projection's points with line d complete in colour c
+    int falls[5][5]
+    uint32_t known       # bit d * 5 + c: points/falls [d][c] worked out
+    int cost[8]          # floor_cost(slots), looked up once per choice
+
+cdef void drafts_init(Drafts* x, const State* s) noexcept nogil:
+    cdef Wall w
+    cdef int k
+    x.s, x.b = s, &s.boards[s.to_move]
+    x.falls0 = project(x.b, s.gray, &w)
+    x.points0 = w.points
+    x.base = w.points - floor_cost(w.floor_n)
+    x.known = 0
+    for k in range(8):
+        x.cost[k] = floor_cost(k)
+
+cdef int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
     """Greedy's value of a draft move: the change in round_value it causes."""
+    cdef const Board* b = x.b
     cdef Board t
-    cdef int src = code // 30, c = (code // 6) % 5, d = code % 6, n, put_n = 0
-    memcpy(&t, b, sizeof(Board))
-    n = s.source[src][c]
-    if src == CENTRE and s.marker == NO_SEAT and t.floor_n < 7:
-        t.floor_n += 1
+    cdef Wall w
+    cdef int src = code // 30, c = (code // 6) % 5, d = code % 6, n = x.s.source[src][c], put_n = 0
+    cdef int floor_n = b.floor_n + n, points = x.points0, falls = x.falls0
+    if src == CENTRE and x.s.marker == NO_SEAT:
+        floor_n += 1
     if d != FLOOR:
-        put_n = d + 1 - t.line_count[d]
+        put_n = d + 1 - b.line_count[d]
         if put_n > n:
             put_n = n
-        t.line_count[d] += put_n
-        t.line_colour[d] = c
-    t.floor_n = t.floor_n + n - put_n if t.floor_n + n - put_n < 7 else 7
+        floor_n -= put_n
+        if b.line_count[d] + put_n == d + 1:
+            if not (x.known >> (d * 5 + c)) & 1:
+                memcpy(&t, b, sizeof(Board))
+                t.line_count[d] = d + 1
+                t.line_colour[d] = c
+                x.falls[d][c] = project(&t, x.s.gray, &w)
+                x.points[d][c] = w.points
+                x.known |= 1U << (d * 5 + c)
+            points, falls = x.points[d][c], x.falls[d][c]
+    floor_n += falls
     placed[0] = put_n
-    return round_value(&t, s.gray) - base
+    return points - x.cost[floor_n if floor_n < 7 else 7] - x.base
 
-cdef int greedy_value(const State* s, int code, int base, int* placed) noexcept nogil:
-    cdef const Board* b = &s.boards[s.to_move]
+cdef int greedy_value(Drafts* x, int code, int* placed) noexcept nogil:
     cdef Wall w
     if code >= TILING_BASE:
         placed[0] = 0
-        wall_of(b, &w)
+        wall_of(x.b, &w)
         return place_points(&w, (code - TILING_BASE) // 5, (code - TILING_BASE) % 5)
-    return draft_value(s, b, code, base, placed)
+    return draft_value(x, code, placed)
 
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil:
     """Best immediate value; ties: more tiles into pattern lines, then uniformly at random."""
@@ -130,9 +168,10 @@ cdef int greedy_move(const State* s, Rng* rng) noexcept nogil:
 cdef int greedy_pick(const State* s, Rng* rng, const int* moves, int n) noexcept nogil:
     """greedy_move's choice among ``moves[:n]`` (legal moves, in generation order)."""
     cdef int i, key, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
-    cdef int base = round_value(&s.boards[s.to_move], s.gray)
+    cdef Drafts x
+    drafts_init(&x, s)
     for i in range(n):
-        key = greedy_value(s, moves[i], base, &placed) * 16 + placed
+        key = greedy_value(&x, moves[i], &placed) * 16 + placed
         if key > best_key:
             best_key, choice, ties = key, moves[i], 1
         elif key == best_key:
@@ -147,9 +186,10 @@ cdef int best_draft(const State* s) noexcept nogil:
     """The best greedy value the seat to move can get now (its best reply, for denial)."""
     cdef int moves[MAX_MOVES]
     cdef int n = gen_moves(s, moves), i, v, placed = 0, best = -1 << 30
-    cdef int base = round_value(&s.boards[s.to_move], s.gray)
+    cdef Drafts x
+    drafts_init(&x, s)
     for i in range(n):
-        v = draft_value(s, &s.boards[s.to_move], moves[i], base, &placed)
+        v = draft_value(&x, moves[i], &placed)
         if v > best:
             best = v
     return best if n else 0
@@ -358,9 +398,10 @@ cdef class Policy:
         cdef Core core = state._core
         cdef int moves[MAX_MOVES]
         cdef int n = gen_moves(&core.s, moves), placed = 0
-        cdef int base = round_value(&core.s.boards[core.s.to_move], core.s.gray)
+        cdef Drafts x
+        drafts_init(&x, &core.s)
         if self.greedy:
-            return {moves[i]: greedy_value(&core.s, moves[i], base, &placed) for i in range(n)}
+            return {moves[i]: greedy_value(&x, moves[i], &placed) for i in range(n)}
         return {moves[i]: move_value(&core.s, moves[i], &self.w) for i in range(n)}
 
     def evaluate(self, state, int seat):

@@ -12,22 +12,20 @@ A seat of kind CALLBACK (mcts) asks Python for its move (``act(game, seat, core)
 with the GIL, once per move; its search itself runs in C.
 """
 from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from engine._core cimport (Core, State, Board, Rng, REFILL, OVER, CENTRE, FLOOR, NO_SEAT, TILING_BASE,
                            MAX_MOVES, state_init, deal_random, gen_moves, apply_move)
-from bots._policies cimport Weights, greedy_move, heuristic_move
+from bots._policies cimport Weights, greedy_pick, heuristic_pick
 
 cdef enum:
     KIND_RANDOM = 0
     KIND_GREEDY = 1
     KIND_HEURISTIC = 2
     KIND_CALLBACK = 3
-    STATUS_NEED_SEEDS = 1   # a game's status: it went past the round seeds it was given (not recorded)
 
 KINDS = {"random": KIND_RANDOM, "greedy": KIND_GREEDY, "heuristic": KIND_HEURISTIC, "callback": KIND_CALLBACK}
-NEED_SEEDS = STATUS_NEED_SEEDS
 
 # ---------------------------------------------------------------- Python's random.Random, in C
 cdef struct MT:
@@ -101,12 +99,174 @@ def random_below(uint64_t seed, int n, int draws):
     mt_seed(&m, seed)
     return [mt_below(&m, n) for _ in range(draws)]
 
+# ---------------------------------------------------------------- tournament.scheduler.derive_seed, in C
+# BLAKE2b (RFC 7693) with an 8-byte digest, over texts of at most 255 bytes: the seeds of a
+# game's rounds and bots are worked out in the loop, as scheduler.derive_seed gives them.
+cdef uint64_t B2_IV[8]
+B2_IV[:] = [0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+            0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL]
+cdef uint8_t B2_SIGMA[10][16]
+B2_SIGMA[:] = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+               [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
+               [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
+               [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
+               [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
+               [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
+               [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
+               [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
+               [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
+               [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0]]
+
+cdef inline uint64_t rotr(uint64_t x, int n) noexcept nogil:
+    return (x >> n) | (x << (64 - n))
+
+cdef inline void b2_g(uint64_t* v, int a, int b, int c, int d, uint64_t x, uint64_t y) noexcept nogil:
+    v[a] = v[a] + v[b] + x
+    v[d] = rotr(v[d] ^ v[a], 32)
+    v[c] = v[c] + v[d]
+    v[b] = rotr(v[b] ^ v[c], 24)
+    v[a] = v[a] + v[b] + y
+    v[d] = rotr(v[d] ^ v[a], 16)
+    v[c] = v[c] + v[d]
+    v[b] = rotr(v[b] ^ v[c], 63)
+
+cdef void b2_compress(uint64_t* h, const uint8_t* block, uint64_t t, bint last) noexcept nogil:
+    cdef uint64_t v[16]
+    cdef uint64_t m[16]
+    cdef int i, j
+    cdef const uint8_t* z
+    for i in range(16):
+        m[i] = 0
+        for j in range(8):
+            m[i] |= (<uint64_t>block[i * 8 + j]) << (8 * j)
+    for i in range(8):
+        v[i] = h[i]
+        v[i + 8] = B2_IV[i]
+    v[12] ^= t
+    if last:
+        v[14] = ~v[14]
+    for i in range(12):
+        z = B2_SIGMA[i % 10]
+        b2_g(v, 0, 4, 8, 12, m[z[0]], m[z[1]])
+        b2_g(v, 1, 5, 9, 13, m[z[2]], m[z[3]])
+        b2_g(v, 2, 6, 10, 14, m[z[4]], m[z[5]])
+        b2_g(v, 3, 7, 11, 15, m[z[6]], m[z[7]])
+        b2_g(v, 0, 5, 10, 15, m[z[8]], m[z[9]])
+        b2_g(v, 1, 6, 11, 12, m[z[10]], m[z[11]])
+        b2_g(v, 2, 7, 8, 13, m[z[12]], m[z[13]])
+        b2_g(v, 3, 4, 9, 14, m[z[14]], m[z[15]])
+    for i in range(8):
+        h[i] ^= v[i] ^ v[i + 8]
+
+cdef uint64_t seed_of_text(const uint8_t* text, int n) noexcept nogil:
+    """derive_seed's value for the joined text: BLAKE2b-64 read big-endian, shifted right once."""
+    cdef uint64_t h[8]
+    cdef uint8_t block[128]
+    cdef int i, done = 0, k
+    cdef uint64_t out = 0
+    for i in range(8):
+        h[i] = B2_IV[i]
+    h[0] ^= 0x01010008ULL  # digest 8 bytes, no key, fanout 1, depth 1
+    while True:
+        k = n - done if n - done < 128 else 128
+        memset(block, 0, 128)
+        memcpy(block, text + done, k)
+        done += k
+        b2_compress(h, block, done, done >= n)
+        if done >= n:
+            break
+    for i in range(8):
+        out = (out << 8) | ((h[0] >> (8 * i)) & 0xff)
+    return out >> 1
+
+cdef int put_uint(uint8_t* out, uint64_t x) noexcept nogil:
+    """x in decimal at out (as str(x)); returns its length."""
+    cdef uint8_t digits[20]
+    cdef int n = 0, i
+    while True:
+        digits[n] = 48 + x % 10
+        x //= 10
+        n += 1
+        if x == 0:
+            break
+    for i in range(n):
+        out[i] = digits[n - 1 - i]
+    return n
+
+cdef uint64_t round_seed_c(uint64_t deal_seed, int rnd) noexcept nogil:
+    """scheduler.round_seed(deal_seed, rnd)."""
+    cdef uint8_t text[64]
+    cdef int n = put_uint(text, deal_seed)
+    memcpy(text + n, b"\x1fround\x1f", 7)
+    n += 7
+    n += put_uint(text + n, rnd)
+    return seed_of_text(text, n)
+
+cdef uint64_t bot_seed_c(uint64_t bot_seed, const uint8_t* game_id, int id_len, int copy) noexcept nogil:
+    """scheduler.bot_game_seed(bot_seed, game_id, copy) for a game id of at most 200 bytes."""
+    cdef uint8_t text[255]
+    cdef int n = put_uint(text, bot_seed)
+    memcpy(text + n, b"\x1fgame\x1f", 6)
+    n += 6
+    memcpy(text + n, game_id, id_len)
+    n += id_len
+    if copy:
+        memcpy(text + n, b"\x1fcopy\x1f", 6)
+        n += 6
+        n += put_uint(text + n, copy)
+    return seed_of_text(text, n)
+
+def derive_round_seed(uint64_t deal_seed, int rnd):
+    """round_seed as the loop works it out (for tests)."""
+    return round_seed_c(deal_seed, rnd)
+
+def derive_bot_seed(uint64_t bot_seed, str game_id, int copy=0):
+    """bot_game_seed as the loop works it out (for tests)."""
+    cdef bytes text = game_id.encode()
+    if len(text) > 200:
+        raise ValueError("game id longer than 200 bytes")
+    return bot_seed_c(bot_seed, text, len(text), copy)
+
 # ---------------------------------------------------------------- the loop
 cdef struct Bot:
     int kind
     Rng rng
     MT mt
     Weights w
+
+cdef struct Cols:
+    # the output columns (see play_games), and how many rows of each are written
+    int* m_g
+    int* m_ply
+    int* m_round
+    int* m_seat
+    int* m_code
+    int* m_colour
+    int* m_taken
+    int* m_floor
+    int* m_marker
+    int* m_legal
+    int* r_g
+    int* r_round
+    int* r_seat
+    int* r_opener
+    int* r_deal
+    int* r_points
+    int* r_penalty
+    int* r_score
+    int* g_rounds
+    int* g_plies
+    double* g_duration
+    int* x_score     # [g * players + seat] from here on
+    int* x_rank
+    int* x_rows
+    int* x_cols
+    int* x_colours
+    int* x_bonus
+    int* x_penalty
+    char* text
+    int* text_off
+    int nm, nr, nd
 
 cdef inline double now() noexcept nogil:
     cdef timespec t
@@ -132,93 +292,98 @@ cdef int deal_text(const State* s, char* out) noexcept nogil:
                 n += 1
     return n
 
+cdef int* column(dict table, str name, Py_ssize_t rows) except NULL:
+    cdef int[::1] v = table[name]
+    if v.shape[0] < rows:
+        raise ValueError(f"column {name} holds {v.shape[0]} rows, fewer than {rows}")
+    return &v[0]
 
-def play_games(int players, bint gray, int[:] openers, int[:, :] kinds, uint64_t[:, :] seeds,
-               double[:, :, :] weights, uint64_t[:, :] round_seeds, object act,
-               dict moves, dict rounds, dict games, dict results, char[:] fact_text, int[:] fact_off):
-    """Play games 0.. in order into the arrays; return (games processed, moves, rounds, deals written).
+cdef enum:
+    ROOM_MOVES = 600    # what one game may write at most: moves,
+    ROOM_ROUNDS = 40    # rounds (rows per seat) and deals
+    ROOM_TEXT = 48      # bytes of one deal's text at most
 
-    Per game g: ``openers[g]``; per seat: ``kinds``, ``seeds`` (the bot's game seed), ``weights``
-    (heuristic). Output arrays (numpy, preallocated): ``moves``: g ply round seat code colour taken
-    to_floor marker legal; ``rounds``: g round seat opener deal wall_points floor_penalty
-    score_after; ``games``: rounds plies status duration; ``results``: score rank rows columns
-    colours bonus penalty (per game and seat, [g, seat]). Deal texts go to ``fact_text`` at
-    ``fact_off``. It stops before a game that might not fit the arrays.
+MOVE_ROOM, ROUND_ROOM, DEAL_ROOM, DEAL_TEXT = ROOM_MOVES, ROOM_ROUNDS, ROOM_ROUNDS, ROOM_TEXT
+
+
+def play_games(int players, bint gray, int[::1] openers, int[:, ::1] kinds, uint64_t[:, ::1] bot_seeds,
+               int[:, ::1] copies, const unsigned char[::1] game_ids, int[::1] id_off, double[:, :, ::1] weights,
+               uint64_t[::1] deal_seeds, object act, dict moves, dict rounds, dict games, dict results,
+               char[::1] deal_text_out, int[::1] deal_off):
+    """Play games 0.. in order into the arrays; return (games played, moves, rounds, deals written).
+
+    Per game g: ``openers[g]``, ``deal_seeds[g]``, its id ``game_ids[id_off[g]:id_off[g + 1]]``
+    (ASCII); per seat: ``kinds``, ``bot_seeds`` (the bot's config seed), ``copies`` (earlier seats
+    with the same bot), ``weights`` (heuristic). Round r is dealt from round_seed(deal_seed, r)
+    and each bot's generator is seeded with bot_game_seed(...), both worked out here as
+    tournament/scheduler.py defines them. Output arrays (numpy int32 unless said, preallocated):
+    ``moves``: g ply round seat code colour taken to_floor marker legal; ``rounds``: g round
+    seat opener deal wall_points floor_penalty score_after; ``games``: rounds plies duration
+    (float64); ``results``: score rank rows columns colours bonus penalty ([g, seat]). Deal texts
+    go to ``deal_text_out`` at ``deal_off``. It stops before a game that might not fit the
+    arrays (ROOM_MOVES moves, ROOM_ROUNDS rounds and deals each).
     """
-    cdef int[:] m_g = moves["g"], m_ply = moves["ply"], m_round = moves["round"], m_seat = moves["seat"]
-    cdef int[:] m_code = moves["code"], m_colour = moves["colour"], m_taken = moves["taken"]
-    cdef int[:] m_floor = moves["to_floor"], m_marker = moves["marker"], m_legal = moves["legal"]
-    cdef int[:] r_g = rounds["g"], r_round = rounds["round"], r_seat = rounds["seat"], r_opener = rounds["opener"]
-    cdef int[:] r_deal = rounds["deal"], r_points = rounds["wall_points"], r_penalty = rounds["floor_penalty"]
-    cdef int[:] r_score = rounds["score_after"]
-    cdef int[:] g_rounds = games["rounds"], g_plies = games["plies"], g_status = games["status"]
-    cdef double[:] g_duration = games["duration"]
-    cdef int[:, :] x_score = results["score"], x_rank = results["rank"], x_rows = results["rows"]
-    cdef int[:, :] x_cols = results["columns"], x_colours = results["colours"], x_bonus = results["bonus"]
-    cdef int[:, :] x_penalty = results["penalty"]
-    cdef int n_games = openers.shape[0], max_rounds = round_seeds.shape[1]
-    cdef int cap_moves = m_g.shape[0], cap_rounds = r_g.shape[0], cap_deals = fact_off.shape[0] - 1
-    cdef int g = 0, nm = 0, nr = 0, nd = 0, m0, r0, d0, status
+    cdef int n_games = openers.shape[0], g, i, status
+    cdef Py_ssize_t cap_m = len(moves["g"]), cap_r = len(rounds["g"]), cap_d = deal_off.shape[0] - 1
+    cdef Cols o
     cdef bint has_callback = False
     cdef Bot bots[4]
-    cdef int i, j
     cdef Weights* w
-    fact_off[0] = 0
+    cdef const unsigned char* ids = &game_ids[0] if game_ids.shape[0] else NULL
+    o.m_g, o.m_ply, o.m_round = column(moves, "g", cap_m), column(moves, "ply", cap_m), column(moves, "round", cap_m)
+    o.m_seat, o.m_code, o.m_colour = column(moves, "seat", cap_m), column(moves, "code", cap_m), column(moves, "colour", cap_m)
+    o.m_taken, o.m_floor = column(moves, "taken", cap_m), column(moves, "to_floor", cap_m)
+    o.m_marker, o.m_legal = column(moves, "marker", cap_m), column(moves, "legal", cap_m)
+    o.r_g, o.r_round, o.r_seat = column(rounds, "g", cap_r), column(rounds, "round", cap_r), column(rounds, "seat", cap_r)
+    o.r_opener, o.r_deal = column(rounds, "opener", cap_r), column(rounds, "deal", cap_r)
+    o.r_points, o.r_penalty = column(rounds, "wall_points", cap_r), column(rounds, "floor_penalty", cap_r)
+    o.r_score = column(rounds, "score_after", cap_r)
+    o.g_rounds, o.g_plies = column(games, "rounds", n_games), column(games, "plies", n_games)
+    cdef double[::1] duration = games["duration"]
+    o.g_duration = &duration[0]
+    o.x_score, o.x_rank = column(results, "score", n_games * players), column(results, "rank", n_games * players)
+    o.x_rows, o.x_cols = column(results, "rows", n_games * players), column(results, "columns", n_games * players)
+    o.x_colours, o.x_bonus = column(results, "colours", n_games * players), column(results, "bonus", n_games * players)
+    o.x_penalty = column(results, "penalty", n_games * players)
+    o.text, o.text_off = &deal_text_out[0], &deal_off[0]
+    o.nm = o.nr = o.nd = 0
+    if deal_text_out.shape[0] < cap_d * ROOM_TEXT:
+        raise ValueError("deal text array too small for its offsets")
+    o.text_off[0] = 0
     for g in range(n_games):
         for i in range(players):
             has_callback = has_callback or kinds[g, i] == KIND_CALLBACK
     g = 0
     while g < n_games:
-        # room for a long game: 600 plies, 30 rounds (a game that needs more stops at its seeds)
-        if nm + 600 > cap_moves or nr + 30 * players > cap_rounds or nd + 30 > cap_deals:
+        if o.nm + ROOM_MOVES > cap_m or o.nr + ROOM_ROUNDS * players > cap_r or o.nd + ROOM_ROUNDS > cap_d:
             break
         for i in range(players):
             bots[i].kind = kinds[g, i]
-            bots[i].rng.s = seeds[g, i]
+            bots[i].rng.s = bot_seed_c(bot_seeds[g, i], ids + id_off[g], id_off[g + 1] - id_off[g], copies[g, i])
             if bots[i].kind == KIND_RANDOM:
-                mt_seed(&bots[i].mt, seeds[g, i])
+                mt_seed(&bots[i].mt, bots[i].rng.s)
             w = &bots[i].w
             w.line, w.later, w.column, w.row = weights[g, i, 0], weights[g, i, 1], weights[g, i, 2], weights[g, i, 3]
             w.colour_set, w.floor_risk, w.marker = weights[g, i, 4], weights[g, i, 5], weights[g, i, 6]
             w.denial, w.reply = weights[g, i, 7], weights[g, i, 8]
-        m0, r0, d0 = nm, nr, nd
         if has_callback:
-            status = play_one(players, gray, openers[g], bots, &round_seeds[g, 0], max_rounds, <void*>act, g,
-                              m_g, m_ply, m_round, m_seat, m_code, m_colour, m_taken, m_floor, m_marker,
-                              m_legal, r_g, r_round, r_seat, r_opener, r_deal, r_points, r_penalty, r_score,
-                              g_rounds, g_plies, g_duration, x_score, x_rank, x_rows, x_cols, x_colours,
-                              x_bonus, x_penalty, &fact_text[0], fact_off, &nm, &nr, &nd)
+            status = play_one(players, gray, openers[g], bots, deal_seeds[g], <void*>act, g, &o)
         else:
             with nogil:
-                status = play_one(players, gray, openers[g], bots, &round_seeds[g, 0], max_rounds, NULL, g,
-                                  m_g, m_ply, m_round, m_seat, m_code, m_colour, m_taken, m_floor, m_marker,
-                                  m_legal, r_g, r_round, r_seat, r_opener, r_deal, r_points, r_penalty,
-                                  r_score, g_rounds, g_plies, g_duration, x_score, x_rank, x_rows, x_cols,
-                                  x_colours, x_bonus, x_penalty, &fact_text[0], fact_off, &nm, &nr, &nd)
-        if status < 0:
-            raise RuntimeError("compiled league loop: a game outgrew its arrays")
-        g_status[g] = status
-        if status != 0:  # not recorded: its rows are taken back
-            nm, nr, nd = m0, r0, d0
+                status = play_one(players, gray, openers[g], bots, deal_seeds[g], NULL, g, &o)
+        if status != 0:
+            raise RuntimeError(f"compiled league loop: game {g} outgrew the room kept for a game")
         g += 1
-    return g, nm, nr, nd
+    return g, o.nm, o.nr, o.nd
 
 
-cdef int play_one(int players, bint gray, int opener, Bot* bots, const uint64_t* rseeds, int max_rounds,
-                  void* act, int g,
-                  int[:] m_g, int[:] m_ply, int[:] m_round, int[:] m_seat, int[:] m_code, int[:] m_colour,
-                  int[:] m_taken, int[:] m_floor, int[:] m_marker, int[:] m_legal,
-                  int[:] r_g, int[:] r_round, int[:] r_seat, int[:] r_opener, int[:] r_deal, int[:] r_points,
-                  int[:] r_penalty, int[:] r_score,
-                  int[:] g_rounds, int[:] g_plies, double[:] g_duration,
-                  int[:, :] x_score, int[:, :] x_rank, int[:, :] x_rows, int[:, :] x_cols,
-                  int[:, :] x_colours, int[:, :] x_bonus, int[:, :] x_penalty,
-                  char* fact_text, int[:] fact_off, int* pnm, int* pnr, int* pnd) except -2 nogil:
+cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_seed, void* act, int g,
+                  Cols* o) except -2 nogil:
     cdef State st
     cdef Rng deal_rng
     cdef int moves[MAX_MOVES]
-    cdef int nm = pnm[0], nr = pnr[0], nd = pnd[0]
-    cdef int cap_m = m_g.shape[0], cap_r = r_g.shape[0], cap_d = fact_off.shape[0] - 1
+    cdef int nm = o.nm, nr = o.nr, nd = o.nd, m_end = o.nm + ROOM_MOVES, r_end = o.nr + ROOM_ROUNDS * players
+    cdef int d_end = o.nd + ROOM_ROUNDS
     cdef int rnd = 0, ply = 0, round_opener = 0, deal = -1, n, code, seat, src, c, d, put, p, q, k
     cdef int rows[4]
     cdef int penalties[4]
@@ -232,15 +397,13 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, const uint64_t*
     while st.phase != OVER:
         if st.phase == REFILL:
             rnd = st.round
-            if rnd > max_rounds:
-                return STATUS_NEED_SEEDS
-            deal_rng.s = rseeds[rnd - 1]
+            deal_rng.s = round_seed_c(deal_seed, rnd)
             deal_random(&st, &deal_rng)
             round_opener = st.opener
-            if nd >= cap_d:
+            if nd >= d_end:
                 return -1
             deal = nd
-            fact_off[nd + 1] = fact_off[nd] + deal_text(&st, fact_text + fact_off[nd])
+            o.text_off[nd + 1] = o.text_off[nd] + deal_text(&st, o.text + o.text_off[nd])
             nd += 1
             if st.phase != OVER:
                 continue
@@ -249,57 +412,60 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, const uint64_t*
             seat = st.to_move
             k = bots[seat].kind
             if k == KIND_GREEDY:
-                code = greedy_move(&st, &bots[seat].rng)
+                code = greedy_pick(&st, &bots[seat].rng, moves, n)
             elif k == KIND_HEURISTIC:
-                code = heuristic_move(&st, &bots[seat].rng, &bots[seat].w)
+                code = heuristic_pick(&st, &bots[seat].rng, &bots[seat].w, moves, n)
             elif k == KIND_RANDOM:
                 code = moves[mt_below(&bots[seat].mt, n)]
             else:
                 code = ask(act, g, seat, &st)
-            if nm >= cap_m:
+            if nm >= m_end:
                 return -1
             b = &st.boards[seat]
-            m_g[nm], m_ply[nm], m_round[nm], m_seat[nm], m_code[nm], m_legal[nm] = g, ply + 1, st.round, seat, code, n
+            o.m_g[nm], o.m_ply[nm], o.m_round[nm], o.m_seat[nm] = g, ply + 1, st.round, seat
+            o.m_code[nm], o.m_legal[nm] = code, n
             if code >= TILING_BASE:
-                m_colour[nm], m_taken[nm], m_floor[nm], m_marker[nm] = b.line_colour[(code - TILING_BASE) // 5], -1, 0, 0
+                o.m_colour[nm], o.m_taken[nm] = b.line_colour[(code - TILING_BASE) // 5], -1
+                o.m_floor[nm], o.m_marker[nm] = 0, 0
             else:
                 src, c, d = code // 30, (code // 6) % 5, code % 6
                 put = 0
                 if d != FLOOR:
                     put = min(st.source[src][c], d + 1 - b.line_count[d])
-                m_colour[nm], m_taken[nm], m_floor[nm] = c, st.source[src][c], st.source[src][c] - put
-                m_marker[nm] = src == CENTRE and st.marker == NO_SEAT
+                o.m_colour[nm], o.m_taken[nm], o.m_floor[nm] = c, st.source[src][c], st.source[src][c] - put
+                o.m_marker[nm] = src == CENTRE and st.marker == NO_SEAT
             apply_move(&st, code)
             nm += 1
             ply += 1
             if st.phase < REFILL:
                 continue
         # the round closed (after its last move, or after an empty deal)
-        if nr + players > cap_r:
+        if nr + players > r_end:
             return -1
         for p in range(players):
             b = &st.boards[p]
             penalties[p] += b.round_penalty
-            r_g[nr], r_round[nr], r_seat[nr], r_opener[nr], r_deal[nr] = g, rnd, p, round_opener, deal
-            r_points[nr], r_penalty[nr], r_score[nr] = b.round_points, b.round_penalty, b.score
+            o.r_g[nr], o.r_round[nr], o.r_seat[nr], o.r_opener[nr], o.r_deal[nr] = g, rnd, p, round_opener, deal
+            o.r_points[nr], o.r_penalty[nr], o.r_score[nr] = b.round_points, b.round_penalty, b.score
             nr += 1
     for p in range(players):
         b = &st.boards[p]
+        q = g * players + p
         rows[p] = 0
-        x_cols[g, p] = 0
-        x_colours[g, p] = 0
+        o.x_cols[q] = 0
+        o.x_colours[q] = 0
         for k in range(5):
             rows[p] += b.row_mask[k] == 31
-            x_cols[g, p] += b.col_mask[k] == 31
-            x_colours[g, p] += b.colour_count[k] == 5
-        x_score[g, p], x_rows[g, p], x_bonus[g, p], x_penalty[g, p] = b.score, rows[p], b.bonus, penalties[p]
+            o.x_cols[q] += b.col_mask[k] == 31
+            o.x_colours[q] += b.colour_count[k] == 5
+        o.x_score[q], o.x_rows[q], o.x_bonus[q], o.x_penalty[q] = b.score, rows[p], b.bonus, penalties[p]
     for p in range(players):  # engine.rules.ranks: 1 + the seats with a better (score, rows)
         k = 1
         for q in range(players):
             if (st.boards[q].score > st.boards[p].score
                     or (st.boards[q].score == st.boards[p].score and rows[q] > rows[p])):
                 k += 1
-        x_rank[g, p] = k
-    g_rounds[g], g_plies[g], g_duration[g] = rnd, ply, now() - started
-    pnm[0], pnr[0], pnd[0] = nm, nr, nd
+        o.x_rank[g * players + p] = k
+    o.g_rounds[g], o.g_plies[g], o.g_duration[g] = rnd, ply, now() - started
+    o.nm, o.nr, o.nd = nm, nr, nd
     return 0

@@ -30,12 +30,11 @@ from engine import __version__ as ENGINE_VERSION
 from engine.notation import MOVES
 from engine.rules import COLOURS
 
-from ._fastloop import KINDS, play_games
-from .scheduler import GameSpec, bot_game_seed, round_seed, series_id
+from ._fastloop import DEAL_ROOM, DEAL_TEXT, KINDS, MOVE_ROOM, ROUND_ROOM, play_games
+from .scheduler import GameSpec, bot_game_seed, series_id
 
 _KIND = {RandomBot: KINDS["random"], GreedyBot: KINDS["greedy"], HeuristicBot: KINDS["heuristic"],
          MCTSBot: KINDS["callback"]}
-_FIRST_ROUNDS = 8  # round seeds computed per game up front; a longer game is played again with more
 
 # per move code: the text columns and nullable numbers the referee derives from a Move
 _MOVE = pa.array([str(m) for m in MOVES], pa.string())
@@ -88,44 +87,35 @@ def play_compiled(plan: Plan, specs: list[GameSpec], run_id: str) -> dict[str, p
     """Play ``specs`` in C and return their records as the four Arrow tables."""
     n, P = len(specs), plan.players
     seat_bot = np.array([s.seats for s in specs], np.int32).reshape(n, P)
-    seeds = np.zeros((n, P), np.uint64)
-    kinds = np.array([[plan.kinds[b] for b in s.seats] for s in specs], np.int32).reshape(n, P)
-    weights = np.array([[plan.weights[b] for b in s.seats] for s in specs], np.float64).reshape(n, P, -1)
-    for g, spec in enumerate(specs):
-        names = [plan.names[b] for b in spec.seats]
-        for s, b in enumerate(spec.seats):
-            seeds[g, s] = bot_game_seed(plan.seeds[b], spec.game_id, names[:s].count(names[s]))
+    # copies[g, s]: the earlier seats of game g with the same bot (self-play; scheduler.bot_game_seed)
+    copies = np.zeros((n, P), np.int32)
+    for s in range(1, P):
+        copies[:, s] = (seat_bot[:, :s] == seat_bot[:, s:s + 1]).sum(axis=1)
+    ids = [s.game_id for s in specs]
+    ids_view = memoryview("".join(ids).encode("ascii"))
+    id_off = np.zeros(n + 1, np.int32)
+    np.cumsum([len(i) for i in ids], out=id_off[1:])
+    kinds = np.array(plan.kinds, np.int32)[seat_bot]
+    bot_seeds = np.array(plan.seeds, np.uint64)[seat_bot]
+    weights = np.array(plan.weights, np.float64)[seat_bot]
+    deal_seeds = np.array([s.deal_seed for s in specs], np.uint64)
     openers = np.array([s.opener for s in specs], np.int32)
+    act = _Asker(plan, specs, seat_bot, copies)
     out = _Out(n, P)
-    pending, rounds = np.arange(n), _FIRST_ROUNDS
-    seed_cache: dict[int, list[int]] = {}
-    while len(pending):
-        rseeds = np.array([_round_seeds(seed_cache, specs[g].deal_seed, rounds) for g in pending], np.uint64)
-        sub_seeds, sub_kinds = seeds[pending], kinds[pending]
-        act = _Asker(plan, specs, pending, seat_bot, sub_seeds)
-        start, again = 0, []
-        while start < len(pending):
-            part = slice(start, len(pending))
-            done, statuses = out.play(pending[part], P, plan.gray, openers[pending[part]], sub_kinds[part],
-                                      sub_seeds[part], weights[pending[part]], rseeds[part], act.offset(start))
-            again.extend(pending[start:start + done][statuses[:done] != 0])
-            start += done
-        pending, rounds = np.array(again, np.int64), rounds * 2
+    start = 0
+    while start < n:
+        part = slice(start, n)
+        start += out.play(start, P, plan.gray, openers[part], kinds[part], bot_seeds[part], copies[part],
+                          ids_view[id_off[start]:], id_off[start:] - id_off[start], weights[part], deal_seeds[part],
+                          act.offset(start))
     return out.tables(specs, plan, seat_bot, run_id)
-
-
-def _round_seeds(cache: dict[int, list[int]], deal_seed: int, rounds: int) -> list[int]:
-    got = cache.setdefault(deal_seed, [])
-    while len(got) < rounds:
-        got.append(round_seed(deal_seed, len(got) + 1))
-    return got[:rounds]
 
 
 class _Asker:
     """The move of an mcts seat, asked of a bot built for that game and seat as the referee builds it."""
 
-    def __init__(self, plan: Plan, specs, games, seat_bot, seeds):
-        self.plan, self.specs, self.games, self.seat_bot, self.seeds = plan, specs, games, seat_bot, seeds
+    def __init__(self, plan: Plan, specs, seat_bot, copies):
+        self.plan, self.specs, self.seat_bot, self.copies = plan, specs, seat_bot, copies
         self.bots: dict[tuple[int, int], object] = {}
         self.base = 0
 
@@ -137,8 +127,9 @@ class _Asker:
         key = (self.base + g, seat)
         bot = self.bots.get(key)
         if bot is None:
-            seed = int(self.seeds[key])
-            bot = self.bots[key] = self.plan.makers[self.seat_bot[self.games[key[0]], seat]](seed)
+            b = self.seat_bot[key]
+            seed = bot_game_seed(self.plan.seeds[b], self.specs[key[0]].game_id, int(self.copies[key]))
+            bot = self.bots[key] = self.plan.makers[b](seed)
             bot.reset()
         return bot.act(GameState(core)).code
 
@@ -160,37 +151,32 @@ class _Out:
                       "duration": np.zeros(n, np.float64)}
         self.results = {k: np.zeros((n, players), np.int32) for k in _RESULT_COLS}
 
-    def play(self, games, players, gray, openers, kinds, seeds, weights, rseeds, act):
-        k = len(games)
-        cap_m, cap_r, cap_d = max(k * 160, 1200), max(k * 10 * players, 60 * players), max(k * 10, 60)
+    def play(self, first, players, gray, openers, kinds, bot_seeds, copies, id_bytes, id_off, weights,
+             deal_seeds, act) -> int:
+        """Play games ``first``.. (as many as the arrays hold); return how many were played."""
+        k = len(openers)
+        cap_m = min(k * 160, 400_000) + MOVE_ROOM
+        cap_r = min(k * 12, 30_000) * players + ROUND_ROOM * players
+        cap_d = min(k * 12, 30_000) + DEAL_ROOM
         moves = {c: np.empty(cap_m, np.int32) for c in _MOVE_COLS}
         rounds = {c: np.empty(cap_r, np.int32) for c in _ROUND_COLS}
-        games_out = {"rounds": np.zeros(k, np.int32), "plies": np.zeros(k, np.int32),
-                     "status": np.zeros(k, np.int32), "duration": np.zeros(k, np.float64)}
-        results = {c: np.zeros((k, players), np.int32) for c in _RESULT_COLS}
-        text, offsets = np.empty(cap_d * 48, np.int8), np.zeros(cap_d + 1, np.int32)
-        done, nm, nr, nd = play_games(players, gray, openers, kinds, seeds, weights, rseeds, act,
-                                      moves, rounds, games_out, results, text, offsets)
-        if done == 0:
-            raise RuntimeError("compiled league loop: no game fitted its arrays")
-        status = games_out["status"]
-        ok = status[:done] == 0
-        where = games[:done][ok]
-        for c in ("rounds", "plies", "duration"):
-            self.games[c][where] = games_out[c][:done][ok]
-        for c in _RESULT_COLS:
-            self.results[c][where] = results[c][:done][ok]
+        games = {"rounds": self.games["rounds"][first:], "plies": self.games["plies"][first:],
+                 "duration": self.games["duration"][first:]}
+        results = {c: self.results[c][first:].reshape(-1) for c in _RESULT_COLS}
+        text, offsets = np.empty(cap_d * DEAL_TEXT, np.int8), np.zeros(cap_d + 1, np.int32)
+        done, nm, nr, nd = play_games(players, gray, openers, kinds, bot_seeds, copies, id_bytes, id_off,
+                                      weights, deal_seeds, act, moves, rounds, games, results, text, offsets)
         moves = {c: v[:nm] for c, v in moves.items()}
-        moves["g"] = games[moves["g"]]
+        moves["g"] += first
         rounds = {c: v[:nr] for c, v in rounds.items()}
-        rounds["g"] = games[rounds["g"]]
-        rounds["deal"] = rounds["deal"] + self.n_deals
+        rounds["g"] += first
+        rounds["deal"] += self.n_deals
         self.moves.append(moves)
         self.rounds.append(rounds)
         self.deals.append(pa.StringArray.from_buffers(
             nd, pa.py_buffer(offsets[:nd + 1].tobytes()), pa.py_buffer(text[:offsets[nd]].tobytes())))
         self.n_deals += nd
-        return done, status
+        return done
 
     def tables(self, specs: list[GameSpec], plan: Plan, seat_bot, run_id: str) -> dict[str, pa.Table]:
         n, P = seat_bot.shape
@@ -239,12 +225,8 @@ class _Out:
 
 
 def _joined(chunks: list[dict], names: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """The chunks' columns end to end, rows in game order (games played again come back in place)."""
-    cols = {c: np.concatenate([ch[c] for ch in chunks]) if chunks else np.zeros(0, np.int32) for c in names}
-    if len(chunks) > 1:
-        order = np.argsort(cols["g"], kind="stable")
-        cols = {c: v[order] for c, v in cols.items()}
-    return cols
+    """The chunks' columns end to end (rows in game order: the chunks play games in order)."""
+    return {c: np.concatenate([ch[c] for ch in chunks]) if chunks else np.zeros(0, np.int32) for c in names}
 
 
 def _table(name: str, cols: dict, run_id: str, n: int) -> pa.Table:

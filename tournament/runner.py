@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import queue
 import shutil
 import signal
 import threading
@@ -228,7 +229,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
     is called when play starts and after each batch of games (None or False: not at all);
-    the library prints nothing. ``on_written(games)`` is called after each part file is written
+    the library prints nothing. ``on_written(games)`` is called once part files are committed
     (tests use it to stop a league halfway). ``on_games(tables)`` is called with the records of
     each batch of games as they are accepted (before they are written); when it returns True the
     league stops as it would on a stop request, without counting as interrupted (an SPRT that
@@ -323,7 +324,7 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
         summary.interrupted = True
     finally:
         backend.cancel(list(in_flight))
-        writer.flush()
+        writer.close()
         summary.play_s = time.perf_counter() - play_start
         backend.close()
 
@@ -417,7 +418,13 @@ class _BatchSizer:
 
 
 class _BufferedWriter:
-    """Collects batch results and writes them as one part every few seconds or thousand games."""
+    """Collects batch results and writes them as one part every few seconds or thousand games.
+
+    Parts are written on a thread of their own, in order, while the driver goes on receiving
+    games (Parquet encoding releases the GIL); at most two parts wait, so memory stays bounded.
+    ``on_written(games)`` is called from the driver's loop once parts are committed; with it, the
+    driver waits for each part it hands over (a hook that stops a league after a part sees
+    exactly the games written so far)."""
 
     def __init__(self, run_dir: Path, flush_seconds: float, on_written):
         self.writer = PartWriter(run_dir)
@@ -425,7 +432,11 @@ class _BufferedWriter:
         self.on_written = on_written
         self.buffer: dict[str, list[pa.Table]] = {name: [] for name in SCHEMAS}
         self.games = 0
-        self.written = 0
+        self.written = 0  # games committed, as last reported to on_written
+        self.committed = 0  # games committed (by the writing thread)
+        self.error: BaseException | None = None
+        self.jobs: queue.Queue = queue.Queue(maxsize=2)
+        self.thread: threading.Thread | None = None
         self.last = time.monotonic()
 
     def add(self, tables: dict[str, pa.Table], games: int) -> None:
@@ -436,20 +447,51 @@ class _BufferedWriter:
     def maybe_flush(self) -> None:
         if self.games and (self.games >= FLUSH_GAMES or time.monotonic() - self.last >= self.flush_seconds):
             self.flush()
+        self._report()
 
     def flush(self) -> None:
         self.last = time.monotonic()
         if not self.games:
             return
-        # Take the buffer first: if a second Ctrl-C breaks the write, these games are either
-        # committed (their games part was renamed) or left to --resume, never written twice.
+        # Take the buffer first: if a second Ctrl-C comes while the part is written, these games
+        # are either committed (their games part was renamed) or left to --resume, never twice.
         buffer, games = self.buffer, self.games
         self.buffer = {name: [] for name in SCHEMAS}
         self.games = 0
-        self.writer.write(buffer)
-        self.written += games
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._work, name="azul-part-writer")
+            self.thread.start()
+        self.jobs.put((buffer, games))
         if self.on_written:
-            self.on_written(self.written)
+            self.jobs.join()
+
+    def close(self) -> None:
+        """Write what is buffered and wait for every part to be committed (or raise its error)."""
+        self.flush()
+        if self.thread is not None:
+            self.jobs.put(None)
+            self.thread.join()
+            self.thread = None
+        if self.error is not None:
+            raise self.error
+
+    def _work(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self.error is None:
+                try:
+                    self.writer.write(job[0])
+                    self.committed += job[1]
+                except BaseException as exc:  # raised in the driver: see _report and close
+                    self.error = exc
+            self.jobs.task_done()
+
+    def _report(self) -> None:
+        if self.error is not None:
+            raise self.error
+        if self.committed > self.written:
+            self.written = self.committed
+            if self.on_written:
+                self.on_written(self.written)
 
 
 class _Reporter:

@@ -11,7 +11,9 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .records import read_table
 
@@ -74,20 +76,63 @@ class Tally:
                 self.faults[name] += 1
 
     def add_tables(self, games: pa.Table, results: pa.Table) -> None:
-        """Add recorded games (a ``games`` and a ``results`` table of the same games)."""
-        g = games.select(["game_id", "termination", "fault_seat"]).to_pydict()
-        info = {gid: (t, f) for gid, t, f in zip(g["game_id"], g["termination"], g["fault_seat"])}
-        r = results.select(["game_id", "seat", "bot", "score", "rank"]).to_pydict()
-        by_game: dict[str, list] = defaultdict(list)
-        for gid, seat, bot, score, rank in zip(r["game_id"], r["seat"], r["bot"], r["score"], r["rank"]):
-            by_game[gid].append((seat, bot, score, rank))
-        for gid in sorted(by_game):  # in game order: the same sums however the games arrived
-            if gid not in info:
-                continue
-            rows = sorted(by_game[gid])
-            termination, fault_seat = info[gid]
-            self.add_game([x[1] for x in rows], [x[2] for x in rows], [x[3] for x in rows],
-                          termination, fault_seat)
+        """Add recorded games (a ``games`` and a ``results`` table of the same games).
+
+        The same counts and sums as ``add_game`` over the games in game-id order (a results row
+        whose game is not in ``games`` is left out), worked out over whole columns."""
+        r = results.select(["game_id", "seat", "bot", "score", "rank"])
+        r = r.filter(pc.is_in(r["game_id"], value_set=games["game_id"])).sort_by([("game_id", "ascending"),
+                                                                                   ("seat", "ascending")])
+        if r.num_rows == 0:
+            return
+        gid = r["game_id"].combine_chunks()
+        new_game = np.ones(len(gid), bool)
+        new_game[1:] = pc.not_equal(gid[1:], gid[:-1]).to_numpy(zero_copy_only=False)
+        game = np.cumsum(new_game) - 1  # per row: its game, 0.. in game-id order
+        n = int(game[-1]) + 1
+        names = r["bot"].combine_chunks().dictionary_encode()
+        bot = names.indices.to_numpy(zero_copy_only=False)
+        seat = r["seat"].to_numpy()
+        score = r["score"].to_numpy().astype(np.float64)
+        rank = r["rank"].to_numpy()
+        g = games.select(["game_id", "termination", "fault_seat"])
+        g = g.filter(pc.is_in(g["game_id"], value_set=gid)).sort_by("game_id")
+        termination = g["termination"].to_pylist()
+        fault_seat = pc.fill_null(g["fault_seat"].cast(pa.int32()), -1).to_numpy()  # -1: no seat faulted
+        first = np.ones(len(gid), bool)  # the row is its bot's first seat in the game
+        for back in range(1, 4):
+            same = np.zeros(len(gid), bool)
+            same[back:] = (game[back:] == game[:-back]) & (bot[back:] == bot[:-back])
+            first &= ~same
+        distinct = np.bincount(game, first, n)
+        players = np.bincount(game, None, n)
+        table_points = np.bincount(game, score, n)
+        firsts = np.bincount(game, rank == 1, n)
+        faulted = seat == fault_seat[game]
+        self.total += n
+        for t in termination:
+            if t != "normal":
+                self.failures[t] += 1
+        alone = distinct[game] == 1  # a bot against copies of itself
+        rated = ~alone
+        wins = (rank == 1) & (firsts[game] == 1)
+        tp = table_points[game]
+        share = np.divide(score, tp, out=1.0 / players[game], where=tp != 0)
+        k = len(names.dictionary)
+        sums = {
+            "seated": np.bincount(bot, first, k), "games": np.bincount(bot, rated, k),
+            "wins": np.bincount(bot, rated & wins, k), "shared": np.bincount(bot, rated & (rank == 1) & ~wins, k),
+            "points": np.bincount(bot, np.where(rated, score, 0.0), k),
+            "share": np.bincount(bot, np.where(rated, share, 0.0), k),
+            "rank_sum": np.bincount(bot, np.where(rated, rank, 0.0), k),
+            # a self-play game's fault is its bot's once; another game's, the faulting seat's bot's
+            "faults": np.bincount(bot, (rated & faulted) | (alone & first & (fault_seat[game] >= 0)), k),
+        }
+        for i, name in enumerate(names.dictionary.to_pylist()):
+            for key in ("seated", "games", "wins", "shared", "faults"):
+                getattr(self, key)[name] += int(sums[key][i])
+            for key in ("points", "share", "rank_sum"):
+                getattr(self, key)[name] += float(sums[key][i])
 
     def leader(self) -> tuple[str, float] | None:
         """The bot with the best win rate so far, and that rate."""

@@ -1,0 +1,50 @@
+"""The driver's running tally: ``Tally.add_tables`` (whole columns) counts exactly as ``add_game``
+does game by game, in game-id order: 2, 3 and 4 players, self-play, shared firsts, faults, rows
+in any order and a results row without its game."""
+import random
+
+import pyarrow as pa
+
+from tournament.standings import Tally
+
+KEYS = ("games", "wins", "shared", "points", "share", "rank_sum", "faults", "seated", "failures")
+
+
+def _league(seed: int, n: int):
+    rng = random.Random(seed)
+    played = []
+    for i in range(n):
+        players = rng.choice([2, 3, 4])
+        alone = rng.random() < 0.2
+        names = [rng.choice("abcd")] * players if alone else rng.sample("abcd", players)
+        scores = [rng.choice([0, 0, rng.randint(0, 90)]) for _ in range(players)]
+        ranks = [1 + sum(q > s for q in scores) for s in scores]
+        termination = rng.choice(["normal"] * 5 + ["error", "timeout"])
+        fault = None if termination == "normal" else rng.randrange(players)
+        played.append((f"g{rng.randint(0, 10**6):07d}-{i}", names, scores, ranks, termination, fault))
+    return rng, played
+
+
+def test_add_tables_counts_as_add_game_does():
+    rng, played = _league(3, 3000)
+    one_by_one = Tally(list("abcd"))
+    for gid, names, scores, ranks, termination, fault in sorted(played):
+        one_by_one.add_game(names, scores, ranks, termination, fault)
+    games = {"game_id": [], "termination": [], "fault_seat": []}
+    results = {"game_id": [], "seat": [], "bot": [], "score": [], "rank": []}
+    for gid, names, scores, ranks, termination, fault in played:
+        for key, value in zip(games, (gid, termination, fault)):
+            games[key].append(value)
+        seats = list(range(len(names)))
+        rng.shuffle(seats)
+        for s in seats:
+            for key, value in zip(results, (gid, s, names[s], scores[s], ranks[s])):
+                results[key].append(value)
+    for key, value in zip(results, ("not-a-game", 0, "a", 50, 1)):  # no games row: left out
+        results[key].append(value)
+    whole = Tally(list("abcd"))
+    whole.add_tables(pa.table(games), pa.table(results))
+    assert whole.total == one_by_one.total == 3000
+    for key in KEYS:  # the float sums too, bit for bit: the same order of additions
+        assert dict(getattr(whole, key)) == dict(getattr(one_by_one, key)), key
+    assert whole.leader() == one_by_one.leader()
