@@ -125,7 +125,7 @@ cdef void drafts_init(Drafts* x, const State* s) noexcept nogil:
     for k in range(8):
         x.cost[k] = floor_cost(k)
 
-cdef int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
+cdef inline int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
     """Greedy's value of a draft move: the change in round_value it causes."""
     cdef const Board* b = x.b
     cdef Board t
@@ -152,7 +152,7 @@ cdef int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
     placed[0] = put_n
     return points - x.cost[floor_n if floor_n < 7 else 7] - x.base
 
-cdef int greedy_value(Drafts* x, int code, int* placed) noexcept nogil:
+cdef inline int greedy_value(Drafts* x, int code, int* placed) noexcept nogil:
     cdef Wall w
     if code >= TILING_BASE:
         placed[0] = 0

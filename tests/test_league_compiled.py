@@ -13,10 +13,11 @@ import pytest
 
 from test_league_support import league
 from tournament import read_table
-from tournament._fastloop import random_below
+from tournament._fastloop import derive_bot_seed, derive_round_seed, random_below
 from tournament.config import parse_config
 from tournament.fastloop import compiled_plan
 from tournament.runner import run_league
+from tournament.scheduler import bot_game_seed, round_seed
 
 SKIP = {"run_id", "think_ms", "duration_s"}
 BOTS = ["random", "greedy", "heuristic",
@@ -77,6 +78,20 @@ def test_the_random_bots_generator_is_pythons():
         for n in (1, 2, 5, 37, 150):
             r = random.Random(seed)
             assert random_below(seed, n, 500) == [r._randbelow(n) for _ in range(500)]
+
+
+def test_the_loops_seeds_are_the_schedulers():
+    """The loop's BLAKE2b gives scheduler.derive_seed's round and bot seeds, over message
+    lengths across the 128-byte block edge and seeds of every size."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        seed = rng.getrandbits(rng.choice([1, 8, 31, 32, 63, 64]))
+        rnd = rng.randint(1, 40)
+        assert derive_round_seed(seed, rnd) == round_seed(seed, rnd)
+        game_id = f"t{rng.randint(0, 999):03d}-d{rng.randint(0, 99999):05d}-a{rng.randint(0, 23)}"
+        game_id += "s" * rng.randint(0, 160)
+        copy = rng.choice([0, 0, 1, 2, 3])
+        assert derive_bot_seed(seed, game_id, copy) == bot_game_seed(seed, game_id, copy)
 
 
 @pytest.mark.parametrize("change", [
