@@ -39,6 +39,10 @@ AddressOpt = Annotated[Optional[str], typer.Option(
 WorkersOpt = Annotated[Optional[int], typer.Option(
     "--workers", metavar="N", min=0, help="Games played at once (default: the CPUs); 0 plays in this "
     "process without Ray.")]
+WriteOpt = Annotated[Optional[str], typer.Option(
+    "--write", metavar="WHO", help="Who writes the part files: 'driver' (the default) or 'workers', each "
+    "Ray task its own (the run folder must then be on a filesystem every node shares; the config key "
+    "ray.write).")]
 ResumeOpt = Annotated[bool, typer.Option(
     "--resume", help="Finish a stopped league: play only the games not yet recorded.")]
 FreshOpt = Annotated[bool, typer.Option(
@@ -58,7 +62,7 @@ RunDirArg = Annotated[Path, typer.Argument(
 def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, workers: WorkersOpt = None,
         resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
         quiet: QuietOpt = False, no_report: NoReportOpt = False,
-        python_referee: PythonRefereeOpt = False) -> None:
+        python_referee: PythonRefereeOpt = False, write: WriteOpt = None) -> None:
     """Play a league: every table, deal and seat arrangement, records written as games finish."""
     if resume and fresh:
         fail("--resume and --fresh: choose one")
@@ -69,7 +73,8 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     try:
         league = load_config(config).with_overrides(
             out=str(out) if out is not None else None, address=address, workers=workers,
-            mlflow=False if no_mlflow else None, python_referee=True if python_referee else None)
+            mlflow=False if no_mlflow else None, python_referee=True if python_referee else None,
+            write=write)
         console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
                       f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
                       f"{league.total_games:,} games", soft_wrap=True)

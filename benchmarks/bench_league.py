@@ -36,17 +36,18 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
 from tournament.config import parse_config  # noqa: E402
 from tournament.backends import start_local_ray  # noqa: E402
+from tournament.records import read_table  # noqa: E402
 from tournament.runner import run_league  # noqa: E402
 
 
 def greedy_league(out: Path, name: str, games: int, workers: int, bot: str = "greedy",
-                  python_referee: bool = False):
+                  python_referee: bool = False, batch_games: int | None = None):
     return parse_config({
         "name": name, "players": 2, "variant": "colored", "deals": max(1, games // 2), "seats": "rotate",
         "seed": 1, "out": str(out), "mlflow": {"enabled": False}, "ray": {"workers": workers},
         "bots": [{"name": f"{bot}-a", "type": bot, "seed": 1},
                  {"name": f"{bot}-b", "type": bot, "seed": 2}],
-        "python_referee": python_referee,
+        "python_referee": python_referee, "batch_games": batch_games,
     })
 
 
@@ -79,6 +80,50 @@ def referee_section(out: Path, games: int, repeats: int) -> None:
     print("  target: greedy vs greedy compiled at least 0.100 of random_playouts (aim 0.250)", flush=True)
 
 
+def driver_section(out: Path, games: int, repeats: int) -> float:
+    """What the driver alone can receive and write: batches already played (by the compiled loop,
+    timed, giving one worker's rate) handed over at once, so play_s is the driver's own work:
+    scheduling, accepting, the tally and the Parquet parts. Returns the driver's games/s."""
+    import tournament.runner as runner
+    from tournament.backends import SerialBackend, play_batch
+    from tournament.scheduler import schedule
+
+    batch = 2000
+    worker = {"games": 0, "seconds": 0.0}
+
+    class Replayed(SerialBackend):  # the batches, played before the driver's clock starts
+        def __init__(self, config, run_id):
+            super().__init__(config, run_id)
+            specs = list(schedule(len(config["bots"]), config["players"], config["deals"], config["seats"],
+                                  config["seed"], config["match"], config["self_play"]))
+            self.ready = {}
+            for i in range(0, len(specs), batch):
+                t0 = time.perf_counter()
+                self.ready[specs[i].game_id] = play_batch(config, specs[i:i + batch], run_id)
+                worker["seconds"] += time.perf_counter() - t0
+                worker["games"] += len(specs[i:i + batch])
+
+        def get(self, handle):
+            return self.ready[self.queue.pop(handle)[0].game_id]
+
+    runner.SerialBackend, before = Replayed, runner.SerialBackend
+    try:
+        runs = []
+        for i in range(repeats):
+            summary = run_league(greedy_league(out, f"driver-{i}", games, 0, batch_games=batch), progress=False)
+            moves = read_table(summary.run_dir, "moves", ["ply"]).num_rows
+            runs.append((summary.played / summary.play_s, moves / summary.play_s))
+    finally:
+        runner.SerialBackend = before
+    games_s, moves_s = max(runs)
+    per_worker = worker["games"] / worker["seconds"]
+    print(f"driver receive-and-write capacity (greedy vs greedy, {games:,} games, batches of {batch:,}):", flush=True)
+    print(f"  {games_s:,.0f} games/s, {moves_s:,.0f} move rows/s; one compiled-loop worker plays "
+          f"{per_worker:,.0f} games/s (tables built), so the driver saturates at about "
+          f"{games_s / per_worker:.1f} workers", flush=True)
+    return games_s
+
+
 def child_memory(out: str, games: int, workers: int) -> None:
     """Run one league and print the driver's peak resident memory (this process's)."""
     started = time.perf_counter()
@@ -108,6 +153,7 @@ def main() -> None:
         referee_section(out, games, repeats)
         if args.referee_only:
             return
+        driver_section(out, max(games, 20000), repeats)
         print(f"greedy vs greedy, {games:,} games per league, on {os.cpu_count()} CPUs", flush=True)
         rows = {}
         for label, workers in (("serial, one process, no Ray", 0), ("Ray, 1 worker", 1), ("Ray, 2 workers", 2)):

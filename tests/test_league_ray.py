@@ -40,22 +40,28 @@ def test_ray_plays_the_same_games_as_one_process(tmp_path, ray_address):
     assert [r.as_dict() for r in ray_run.standings] == [r.as_dict() for r in serial.standings]
 
 
-def test_a_dead_worker_is_retried_by_ray(tmp_path, ray_address):
+def test_workers_that_write_their_own_parts_write_the_drivers_records(tmp_path, ray_address):
+    """ray.write: workers: each task commits its own part; the same rows as one process writes."""
+    names = ["random", "greedy", "heuristic"]
+    serial = run(league(tmp_path / "serial", names, deals=6))
+    ray_run = run(league(tmp_path / "ray", names, deals=6, ray={"workers": 2, "write": "workers"}, batch_games=5))
+    assert ray_run.complete and ray_run.recorded == 36
+    once_each(ray_run)
+    parts = sorted(p.name for p in (ray_run.run_dir / "games").glob("part-*.parquet"))
+    assert len(parts) >= 36 // 5  # a part per task (the last ones are sized down), none from the driver
+    for name in ("games", "results", "moves", "rounds"):
+        assert _rows(ray_run, name) == _rows(serial, name), name
+    assert [r.as_dict() for r in ray_run.standings] == [r.as_dict() for r in serial.standings]
+
+
+@pytest.mark.parametrize("write", ["driver", "workers"])
+@pytest.mark.parametrize("retries", [3, 0])  # 3: Ray plays the task again; 0: the driver resubmits its games
+def test_a_dead_worker_is_retried(tmp_path, ray_address, write, retries):
     marker = tmp_path / "killed"
     data = league(tmp_path, [bot("killer", "KillWorkerOnceBot", marker=str(marker)), "random"], deals=3,
-                  ray={"workers": 2}, batch_games=2)
-    summary = run(data)
+                  ray={"workers": 2, "write": write}, batch_games=2)
+    summary = run(data, task_retries=retries)
     assert marker.exists()  # a worker did die
-    assert summary.complete and summary.failures == {}
-    once_each(summary)
-
-
-def test_a_dead_worker_is_resubmitted_by_the_driver(tmp_path, ray_address):
-    marker = tmp_path / "killed"
-    data = league(tmp_path, [bot("killer", "KillWorkerOnceBot", marker=str(marker)), "random"], deals=3,
-                  ray={"workers": 2}, batch_games=3)
-    summary = run(data, task_retries=0)  # Ray gives up at once: WorkerCrashedError reaches the driver
-    assert marker.exists()
     assert summary.complete and summary.failures == {}
     once_each(summary)
 

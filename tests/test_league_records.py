@@ -12,7 +12,7 @@ import pytest
 from test_league_support import bot, league
 from tournament import read_table, replay, replay_game, replay_games
 from tournament.config import parse_config
-from tournament.records import PartWriter, clean_orphans, done_game_ids, empty_tables, part_path
+from tournament.records import TABLES, PartWriter, clean_orphans, done_game_ids, empty_tables, part_path
 from tournament.runner import LeagueError, run_league
 from analysis import fit_elo, read_records
 
@@ -153,3 +153,25 @@ def test_one_driver_per_run_folder(tmp_path):
         with pytest.raises(LeagueError, match=r"another driver \(pid \d+\) is writing this run"):
             run(data)
     assert run(data).complete
+
+
+def test_a_game_committed_twice_is_kept_once(tmp_path):
+    """A task the driver gave up on may commit its part after its games were played again
+    (ray.write: workers): drop_duplicate_games keeps each game once, in its first part."""
+    import shutil
+
+    from tournament.repair import drop_duplicate_games
+
+    data = league(tmp_path, ["random", "greedy"], deals=3, batch_games=2, flush_seconds=0)
+    summary = run(data)
+    run_dir = summary.run_dir
+    assert drop_duplicate_games(run_dir) is None  # nothing twice: nothing read beyond the ids
+    before = {n: read_table(run_dir, n).num_rows for n in TABLES}
+    for name in TABLES:  # part 1 committed again as part 9
+        shutil.copy(run_dir / name / "part-000001.parquet", run_dir / name / "part-000009.parquet")
+    assert read_table(run_dir, "games").num_rows > before["games"]
+    report = drop_duplicate_games(run_dir)
+    assert report is not None and 9 in report.rewritten and not report.dropped
+    assert {n: read_table(run_dir, n).num_rows for n in TABLES} == before
+    ids = Counter(read_table(run_dir, "games", ["game_id"]).column("game_id").to_pylist())
+    assert set(ids.values()) == {1}

@@ -72,6 +72,21 @@ class SlowBot(Bot):
         return self.rng.choice(state.legal_moves())
 
 
+class NodeBot(SlowBot):
+    """A SlowBot that leaves a file named after the Ray node it plays on in ``marks``."""
+
+    def __init__(self, seed: int = 0, seconds: float = 0.0, marks: str = ""):
+        super().__init__(seed, seconds)
+        self.marks = marks
+
+    def act(self, state):
+        import ray
+
+        node = ray.get_runtime_context().get_node_id() if ray.is_initialized() else "driver"
+        Path(self.marks, node).touch()
+        return super().act(state)
+
+
 class SpinBot(Bot):
     """Thinks in Python forever: only the referee's alarm can stop it."""
 

@@ -11,6 +11,7 @@ import atexit
 import gc
 import logging
 import os
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -21,7 +22,7 @@ from bots.external import ExternalBot
 from .config import IDENTITY
 from .fastloop import Plan, compiled_batch, compiled_plan, play_compiled
 from .game import Seat, close_bots, play_game
-from .records import RecordBuffer
+from .records import Committed, RecordBuffer, write_part
 from .scheduler import GameSpec
 
 
@@ -61,11 +62,22 @@ def league_seats(config: dict[str, Any]) -> list[Seat]:
     return seats
 
 
-def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str,
+               part: tuple[str, int] | None = None) -> dict[str, pa.Table] | Committed:
     """Play games of a league and return their records as the four Arrow tables.
 
     Games between built-in compiled bots are played in C (tournament/fastloop.py), the others
-    (and every game with ``python_referee``) by the Python referee; both write the same rows."""
+    (and every game with ``python_referee``) by the Python referee; both write the same rows.
+    ``part=(run_dir, number)``: write them as that part of the run (records.write_part: temporary
+    names, renames, ``games`` last) and return only its receipt (``ray.write: workers``)."""
+    tables = _play_batch(config, specs, run_id)
+    if part is None:
+        return tables
+    write_part(Path(part[0]), part[1], {name: [table] for name, table in tables.items()})
+    return Committed.of(part[1], tables)
+
+
+def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
     key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY or k == "python_referee"))
     if key not in _CONTEXTS:
         close_kept_bots()
@@ -94,19 +106,20 @@ class SerialBackend:
 
     def __init__(self, config: dict[str, Any], run_id: str):
         self.config, self.run_id = config, run_id
-        self.queue: dict[int, list[GameSpec]] = {}
+        self.queue: dict[int, tuple[list[GameSpec], tuple[str, int] | None]] = {}
         self.n = 0
 
-    def submit(self, batch: list[GameSpec]) -> int:
+    def submit(self, batch: list[GameSpec], part: tuple[str, int] | None = None) -> int:
         self.n += 1
-        self.queue[self.n] = batch
+        self.queue[self.n] = (batch, part)
         return self.n
 
     def wait(self, handles: list, timeout: float) -> list:
         return handles[:1]
 
-    def get(self, handle: int) -> dict[str, pa.Table]:
-        return play_batch(self.config, self.queue.pop(handle), self.run_id)
+    def get(self, handle: int) -> dict[str, pa.Table] | Committed:
+        batch, part = self.queue.pop(handle)
+        return play_batch(self.config, batch, self.run_id, part)
 
     def cancel(self, handles: list) -> None:
         for h in handles:
@@ -195,14 +208,14 @@ class RayBackend:
         ) if e is not None)
         self.task_error = rex.RayTaskError
 
-    def submit(self, batch: list[GameSpec]):
-        return self.remote.remote(self.config_ref, batch, self.run_id)
+    def submit(self, batch: list[GameSpec], part: tuple[str, int] | None = None):
+        return self.remote.remote(self.config_ref, batch, self.run_id, part)
 
     def wait(self, handles: list, timeout: float) -> list:
         ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)
         return ready
 
-    def get(self, handle) -> dict[str, pa.Table]:
+    def get(self, handle) -> dict[str, pa.Table] | Committed:
         return self.ray.get(handle)
 
     def cancel(self, handles: list) -> None:

@@ -24,7 +24,8 @@ VARIANTS = ("colored", "gray")
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
             "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee")
 BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
-RAY_KEYS = ("address", "workers")
+RAY_KEYS = ("address", "workers", "write")
+WRITERS = ("driver", "workers")  # who writes the part files
 MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
 # The fields that decide what the games are: a run resumes only under the same values.
 IDENTITY = ("name", "players", "variant", "seats", "match", "self_play", "seed", "time_limit",
@@ -54,6 +55,7 @@ class BotEntry:
 class RaySettings:
     address: str | None = None  # join this cluster; None: RAY_ADDRESS, else a local Ray
     workers: int | None = None  # games played at once; 0: in the driver, without Ray
+    write: str = "driver"  # who writes the part files: the driver, or each task its own (WRITERS)
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class LeagueConfig:
             "self_play": self.self_play, "seed": self.seed, "out": self.out,
             "time_limit": self.time_limit, "batch_games": self.batch_games,
             "flush_seconds": self.flush_seconds,
-            "ray": {"address": self.ray.address, "workers": self.ray.workers},
+            "ray": {"address": self.ray.address, "workers": self.ray.workers, "write": self.ray.write},
             "mlflow": {"enabled": self.mlflow.enabled, "tracking_uri": self.mlflow.tracking_uri,
                        "experiment": self.mlflow.experiment},
             "bots": [b.to_dict() for b in self.bots],
@@ -109,15 +111,19 @@ class LeagueConfig:
 
     def with_overrides(self, *, out: str | None = None, address: str | None = None,
                        workers: int | None = None, mlflow: bool | None = None,
-                       python_referee: bool | None = None) -> LeagueConfig:
+                       python_referee: bool | None = None, write: str | None = None) -> LeagueConfig:
         """The config with command-line options applied (None leaves a field as it is)."""
         config = self
         if out is not None:
             config = replace(config, out=str(out))
-        if address is not None or workers is not None:
-            config = replace(config, ray=RaySettings(
-                address=address if address is not None else config.ray.address,
-                workers=_count(workers, "--workers", 0) if workers is not None else config.ray.workers))
+        if address is not None:
+            config = replace(config, ray=replace(config.ray, address=address))
+        if workers is not None:
+            config = replace(config, ray=replace(config.ray, workers=_count(workers, "--workers", 0)))
+        if write is not None:
+            if write not in WRITERS:
+                raise ConfigError(f"--write must be one of {', '.join(WRITERS)}, not {write!r}")
+            config = replace(config, ray=replace(config.ray, write=write))
         if mlflow is not None:
             config = replace(config, mlflow=replace(config.mlflow, enabled=mlflow))
         if python_referee is not None:
@@ -191,6 +197,10 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
         raise _FieldError("ray.address", f"must be an address like 10.0.0.5:6379 or 'auto', not {shown(address)}")
     workers = ray.get("workers")
     workers = None if workers is None else _int(workers, "ray.workers", 0)
+    write = ray.get("write", "driver")
+    if write not in WRITERS:
+        raise _FieldError("ray.write", f"must be one of {', '.join(WRITERS)} (who writes the part files), "
+                                       f"not {shown(write)}")
     ml = _section(data.get("mlflow"), "mlflow", MLFLOW_KEYS)
     enabled = ml.get("enabled", True)
     if not isinstance(enabled, bool):
@@ -208,7 +218,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
-        ray=RaySettings(address, workers), mlflow=MlflowSettings(enabled, uri, experiment), match=match,
+        ray=RaySettings(address, workers, write), mlflow=MlflowSettings(enabled, uri, experiment), match=match,
         self_play=self_play, python_referee=python_referee)
 
 

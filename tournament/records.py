@@ -2,8 +2,8 @@
 
 A run folder ``<out>/<run>/`` holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a
 folder of part files ``part-NNNNNN.parquet``, plus the resolved ``config.yaml``. A flush writes
-part N of every table, each to a hidden temporary name (``.part-NNNNNN.parquet.tmp``, which
-readers of the folder skip) and then renamed, in the order moves, rounds, results, games: a game
+part N of every table, each to a hidden temporary name (``.part-NNNNNN.parquet.<pid>-<random>.tmp``,
+which readers of the folder skip) and then renamed, in the order moves, rounds, results, games: a game
 is recorded once its ``games`` part exists, and a part N of the other tables without a ``games``
 part N (a driver killed between two renames) is an orphan that ``--resume`` removes. Every file
 that has its final name is complete, so the records read cleanly at every moment.
@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -146,6 +147,33 @@ def save_run_id(run_dir: Path, run_id: str) -> None:
     os.replace(tmp, run_dir / RUN_FILE)
 
 
+# What a task that writes its own part (``ray.write: workers``) hands back to the driver: the
+# columns the driver's tally, batch sizing and stop hooks read, not the moves.
+RECEIPT_COLUMNS = {"games": ["game_id", "termination", "fault_seat", "duration_s"],
+                   "results": ["game_id", "seat", "bot", "score", "rank"]}
+
+
+@dataclass
+class Committed:
+    """A part a task wrote and committed itself: its number and its games' receipt columns."""
+
+    part: int
+    tables: dict[str, pa.Table]  # RECEIPT_COLUMNS of the part's games and results
+
+    @classmethod
+    def of(cls, part: int, tables: dict[str, pa.Table]) -> Committed:
+        return cls(part, {name: tables[name].select(cols) for name, cols in RECEIPT_COLUMNS.items()})
+
+
+def read_committed(run_dir: Path, number: int) -> Committed | None:
+    """The receipt of part ``number`` if its ``games`` part is there (committed), else None."""
+    if not part_path(run_dir, "games", number).exists():
+        return None
+    return Committed(number, {name: pq.read_table(part_path(run_dir, name, number), columns=cols,
+                                                  schema=pa.schema([SCHEMAS[name].field(c) for c in cols]))
+                              for name, cols in RECEIPT_COLUMNS.items()})
+
+
 class PartWriter:
     """Writes batches of records as numbered part files, all four tables per part."""
 
@@ -156,10 +184,15 @@ class PartWriter:
         existing = set().union(*(part_numbers(self.run_dir, n) for n in TABLES))
         self.next_part = max(existing, default=0) + 1
 
-    def write(self, tables: dict[str, Iterable[pa.Table]]) -> int:
-        """Write one part of every table (lists of Arrow tables are concatenated); return its number."""
+    def reserve(self) -> int:
+        """A part number no other part of this run will have (for a task that writes its own)."""
         number = self.next_part
         self.next_part += 1
+        return number
+
+    def write(self, tables: dict[str, Iterable[pa.Table]]) -> int:
+        """Write one part of every table (lists of Arrow tables are concatenated); return its number."""
+        number = self.reserve()
         write_part(self.run_dir, number, tables)
         return number
 
@@ -170,6 +203,8 @@ def write_part(run_dir: Path, number: int, tables: dict[str, Iterable[pa.Table]]
         parts = list(tables.get(name, ()))
         table = pa.concat_tables(parts) if parts else SCHEMAS[name].empty_table()
         final = part_path(run_dir, name, number)
-        tmp = final.with_name(f".{final.name}.tmp")
+        # a name of its own: a retried task may write the same part while the first attempt's
+        # process is still going; both write the same games, and either rename commits them
+        tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp")
         pq.write_table(table, tmp)
         os.replace(tmp, final)

@@ -31,15 +31,16 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import yaml
 
 from engine import __version__ as ENGINE_VERSION
 
 from .backends import LeagueError, RayBackend, SerialBackend
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
-from .records import (RUN_FILE, SCHEMAS, PartWriter, RecordBuffer, done_game_ids, has_records, new_run_id,
-                      run_id_of, save_run_id)
-from .repair import RepairReport, repair
+from .records import (RUN_FILE, SCHEMAS, Committed, PartWriter, RecordBuffer, done_game_ids, has_records,
+                      new_run_id, read_committed, run_id_of, save_run_id)
+from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, schedule, series_id
 from .standings import BotStanding, Tally, league_standings, league_tally
 
@@ -275,13 +276,16 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
         backend = RayBackend(cfg, run_id, config.ray.address, workers, task_retries)
     play_start = time.perf_counter()
     remaining = summary.total - len(done)
+    # Tasks write their own parts (ray.write: workers) in a league of the config's own games
+    # whose batches no hook reads in full; the driver then only tracks what they commit.
+    workers_write = config.ray.write == "workers" and on_games is None and games is None
     if games is None:
         games = schedule(len(config.bots), config.players, config.deals, config.seats, config.seed,
                          config.match, config.self_play)
     pending: Iterator[GameSpec] = (s for s in games if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)
-    in_flight: dict[Any, tuple[list[GameSpec], int]] = {}
+    in_flight: dict[Any, tuple[list[GameSpec], int, tuple[str, int] | None]] = {}
     retry: list[tuple[list[GameSpec], int]] = []
     stop = _Stop()
     report = _Reporter(config.name, summary, tally, play_start, progress)
@@ -298,15 +302,19 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
                         if not batch:
                             exhausted = True
                             break
-                    in_flight[backend.submit(batch)] = (batch, attempt)
+                    part = (str(run_dir.resolve()), writer.writer.reserve()) if workers_write else None
+                    in_flight[backend.submit(batch, part)] = (batch, attempt, part)
                 if not in_flight:
                     break
                 for handle in backend.wait(list(in_flight), 0.25):
-                    batch, attempt = in_flight.pop(handle)
+                    batch, attempt, part = in_flight.pop(handle)
                     try:
                         tables = backend.get(handle)
                     except getattr(backend, "crash_errors", ()) as exc:
-                        for tables in _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id):
+                        # a task that wrote its part before its worker died: its games are recorded
+                        committed = read_committed(run_dir, part[1]) if part else None
+                        for tables in [committed] if committed else _after_crash(
+                                batch, attempt, exc, resubmits, retry, cfg, run_id):
                             _accept(tables, done, writer, tally, summary, sizer)
                             answered = answered or bool(on_games and on_games(tables))
                         report()
@@ -327,6 +335,8 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
         writer.close()
         summary.play_s = time.perf_counter() - play_start
         backend.close()
+        if workers_write:  # a task that committed after the driver gave up on it: each game once
+            drop_duplicate_games(run_dir)
 
 
 def _take(pending: Iterator[GameSpec], n: int) -> list[GameSpec]:
@@ -340,6 +350,14 @@ def _take(pending: Iterator[GameSpec], n: int) -> list[GameSpec]:
 
 
 def _accept(tables, done, writer, tally, summary, sizer):
+    if isinstance(tables, Committed):  # a part a task wrote: recorded already, only counted here
+        ids = tables.tables["games"].column("game_id").to_pylist()
+        done.update(ids)
+        writer.by_tasks += len(ids)
+        tally.add_tables(tables.tables["games"], tables.tables["results"])
+        summary.played += len(ids)
+        sizer.observe(len(ids), pc.sum(tables.tables["games"]["duration_s"]).as_py() or 0.0)
+        return
     games = tables["games"]
     ids = games.column("game_id").to_pylist()
     fresh = [gid not in done for gid in ids]
@@ -434,6 +452,7 @@ class _BufferedWriter:
         self.games = 0
         self.written = 0  # games committed, as last reported to on_written
         self.committed = 0  # games committed (by the writing thread)
+        self.by_tasks = 0  # games in parts the tasks committed themselves (ray.write: workers)
         self.error: BaseException | None = None
         self.jobs: queue.Queue = queue.Queue(maxsize=2)
         self.thread: threading.Thread | None = None
@@ -488,8 +507,8 @@ class _BufferedWriter:
     def _report(self) -> None:
         if self.error is not None:
             raise self.error
-        if self.committed > self.written:
-            self.written = self.committed
+        if self.committed + self.by_tasks > self.written:
+            self.written = self.committed + self.by_tasks
             if self.on_written:
                 self.on_written(self.written)
 
