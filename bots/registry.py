@@ -233,7 +233,7 @@ def _fits(p: Parameter, value: Any) -> bool:
                 and len(value) >= (p.low or 0))
     if isinstance(value, bool) or not isinstance(value, int if p.kind is int else (int, float)):
         return False
-    if p.kind is float and not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):  # a huge int compares exactly below
         return False
     return (p.low is None or value >= p.low) and (p.high is None or value <= p.high)
 
