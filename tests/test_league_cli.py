@@ -176,9 +176,10 @@ def test_an_mlflow_failure_leaves_the_league_intact(tmp_path):
     assert (summary.run_dir / "standings.csv").exists()
 
 
-def slow_league(tmp_path: Path, name: str) -> tuple[Path, Path]:
+def slow_league(tmp_path: Path, name: str, write_parts: str = "driver") -> tuple[Path, Path]:
+    """36 games of about a quarter second, one a task: a config file and its run folder."""
     data = league(tmp_path / "out", [bot("slow", "SlowBot", seconds=0.01), "random", "greedy"], name=name,
-                  deals=6, flush_seconds=0.1, batch_games=1, ray={"workers": 2})
+                  deals=6, flush_seconds=0.1, batch_games=1, ray={"workers": 2, "write": write_parts})
     return write(tmp_path, data), tmp_path / "out" / name
 
 

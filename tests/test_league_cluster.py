@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
-import yaml
 
-from test_league_cli import check_once_each, start, wait_for_games
-from test_league_support import ROOT, TESTS, bot, league, subprocess_env
+from test_league_compiled import _rows as rows
+from test_league_cli import check_once_each, slow_league, start, wait_for_games, write
+from test_league_support import ROOT, TESTS, bot, league
 from tournament import read_table
 from tournament.config import parse_config
 from tournament.runner import run_league
@@ -43,12 +41,6 @@ def cluster():
     c.shutdown()
 
 
-def write_config(tmp_path, data) -> tuple:
-    path = tmp_path / f"{data['name']}.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path, tmp_path / "out" / data["name"]
-
-
 def finish(config, address: str, *extra: str, timeout: float = 240) -> str:
     proc = start(config, address, *extra)
     out, _ = proc.communicate(timeout=timeout)
@@ -62,7 +54,7 @@ def test_a_league_spreads_over_the_nodes(tmp_path, cluster):
     marks.mkdir()
     data = league(tmp_path / "out", [bot("here", "NodeBot", marks=str(marks), seconds=0.002), "random",
                                      "greedy"], name="spread", deals=6, batch_games=1, ray={"workers": 2})
-    config, run_dir = write_config(tmp_path, data)
+    config, run_dir = write(tmp_path, data), tmp_path / "out" / "spread"
     finish(config, c.address)
     check_once_each(run_dir, 36)
     assert {p.name for p in marks.iterdir()} == {n.node_id for n in nodes}  # both nodes, never the head
@@ -72,29 +64,19 @@ def test_the_compiled_loop_on_the_cluster_writes_one_processs_records(tmp_path, 
     c, _ = cluster
     bots = ["random", "greedy", "heuristic"]
     data = league(tmp_path / "out", bots, name="fast", deals=20, batch_games=7, ray={"workers": 2})
-    config, run_dir = write_config(tmp_path, data)
+    config, run_dir = write(tmp_path, data), tmp_path / "out" / "fast"
     finish(config, c.address)
     serial = run_league(parse_config(league(tmp_path / "serial", bots, name="fast", deals=20)), progress=False)
     for name in ("games", "results", "moves", "rounds"):
-        drop = {"run_id", "duration_s", "think_ms"}
-        rows = [sorted(({k: v for k, v in r.items() if k not in drop} for r in read_table(d, name).to_pylist()),
-                       key=lambda r: tuple(str(v) for v in r.values()))
-                for d in (run_dir, serial.run_dir)]
-        assert rows[0] == rows[1], name
+        assert rows(run_dir, name) == rows(serial.run_dir, name), name
 
 
-def slow_cluster_league(tmp_path, name: str, write: str = "driver"):
-    data = league(tmp_path / "out", [bot("slow", "SlowBot", seconds=0.01), "random", "greedy"], name=name,
-                  deals=6, flush_seconds=0.1, batch_games=1, ray={"workers": 2, "write": write})
-    return write_config(tmp_path, data)
-
-
-@pytest.mark.parametrize("write", ["driver", "workers"])
-def test_a_worker_node_removed_mid_league(tmp_path, cluster, write):
+@pytest.mark.parametrize("writer", ["driver", "workers"])
+def test_a_worker_node_removed_mid_league(tmp_path, cluster, writer):
     """Tasks on the lost node are played again elsewhere; with ``write: workers`` a task that had
     committed its part before the node went keeps it, and no game is recorded twice."""
     c, nodes = cluster
-    config, run_dir = slow_cluster_league(tmp_path, f"lost-{write}", write)
+    config, run_dir = slow_league(tmp_path, f"lost-{writer}", writer)
     proc = start(config, c.address)
     wait_for_games(proc, run_dir)
     c.remove_node(nodes[1], allow_graceful=False)  # its raylet and workers killed
@@ -106,10 +88,10 @@ def test_a_worker_node_removed_mid_league(tmp_path, cluster, write):
     check_once_each(run_dir, 36)
 
 
-@pytest.mark.parametrize("write", ["driver", "workers"])
-def test_driver_killed_on_the_cluster_then_resume(tmp_path, cluster, write):
+@pytest.mark.parametrize("writer", ["driver", "workers"])
+def test_driver_killed_on_the_cluster_then_resume(tmp_path, cluster, writer):
     c, _ = cluster
-    config, run_dir = slow_cluster_league(tmp_path, f"k9-{write}", write)
+    config, run_dir = slow_league(tmp_path, f"k9-{writer}", writer)
     proc = start(config, c.address)
     wait_for_games(proc, run_dir)
     os.kill(proc.pid, signal.SIGKILL)

@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from test_league_compiled import _rows  # rows of a table, sorted, timing and run_id left out
 from test_league_support import bot, league, ray_address  # noqa: F401  (a session fixture)
 from tournament import read_table
 from tournament.config import parse_config
@@ -23,12 +24,6 @@ def once_each(summary) -> Counter:
     return ids
 
 
-def _rows(summary, name, drop=("duration_s", "think_ms", "run_id")):
-    rows = read_table(summary.run_dir, name).to_pylist()
-    rows = [{k: v for k, v in r.items() if k not in drop} for r in rows]
-    return sorted(rows, key=lambda r: (r["game_id"], r.get("ply", 0), r.get("round", 0), r.get("seat", 0)))
-
-
 def test_ray_plays_the_same_games_as_one_process(tmp_path, ray_address):
     names = ["random", "greedy", "heuristic"]
     serial = run(league(tmp_path / "serial", names, deals=6))
@@ -36,7 +31,7 @@ def test_ray_plays_the_same_games_as_one_process(tmp_path, ray_address):
     assert ray_run.complete and ray_run.recorded == serial.recorded == 36
     once_each(ray_run)
     for name in ("games", "results", "moves", "rounds"):
-        assert _rows(ray_run, name) == _rows(serial, name), name
+        assert _rows(ray_run.run_dir, name) == _rows(serial.run_dir, name), name
     assert [r.as_dict() for r in ray_run.standings] == [r.as_dict() for r in serial.standings]
 
 
@@ -50,7 +45,7 @@ def test_workers_that_write_their_own_parts_write_the_drivers_records(tmp_path, 
     parts = sorted(p.name for p in (ray_run.run_dir / "games").glob("part-*.parquet"))
     assert len(parts) >= 36 // 5  # a part per task (the last ones are sized down), none from the driver
     for name in ("games", "results", "moves", "rounds"):
-        assert _rows(ray_run, name) == _rows(serial, name), name
+        assert _rows(ray_run.run_dir, name) == _rows(serial.run_dir, name), name
     assert [r.as_dict() for r in ray_run.standings] == [r.as_dict() for r in serial.standings]
 
 

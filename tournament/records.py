@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import secrets
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -147,6 +150,8 @@ def save_run_id(run_dir: Path, run_id: str) -> None:
     os.replace(tmp, run_dir / RUN_FILE)
 
 
+FLUSH_GAMES = 5000  # a buffered writer writes a part at least every this many games
+
 # What a task that writes its own part (``ray.write: workers``) hands back to the driver: the
 # columns the driver's tally, batch sizing and stop hooks read, not the moves.
 RECEIPT_COLUMNS = {"games": ["game_id", "termination", "fault_seat", "duration_s"],
@@ -208,3 +213,85 @@ def write_part(run_dir: Path, number: int, tables: dict[str, Iterable[pa.Table]]
         tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp")
         pq.write_table(table, tmp)
         os.replace(tmp, final)
+
+
+class BufferedWriter:
+    """Collects batch results and writes them as one part every few seconds or thousand games.
+
+    Parts are written on a thread of their own, in order, while the driver goes on receiving
+    games (Parquet encoding releases the GIL); at most two parts wait, so memory stays bounded.
+    ``on_written(games)`` is called from the driver's loop once parts are committed; with it, the
+    driver waits for each part it hands over (a hook that stops a league after a part sees
+    exactly the games written so far)."""
+
+    def __init__(self, run_dir: Path, flush_seconds: float, on_written):
+        self.writer = PartWriter(run_dir)
+        self.flush_seconds = flush_seconds
+        self.on_written = on_written
+        self.buffer: dict[str, list[pa.Table]] = {name: [] for name in SCHEMAS}
+        self.games = 0
+        self.written = 0  # games committed, as last reported to on_written
+        self.committed = 0  # games committed (by the writing thread)
+        self.by_tasks = 0  # games in parts the tasks committed themselves (ray.write: workers)
+        self.error: BaseException | None = None
+        self.jobs: queue.Queue = queue.Queue(maxsize=2)
+        self.thread: threading.Thread | None = None
+        self.last = time.monotonic()
+
+    def reserve(self) -> int:
+        """A part number for a task that writes its own part (ray.write: workers)."""
+        return self.writer.reserve()
+
+    def add(self, tables: dict[str, pa.Table], games: int) -> None:
+        for name, table in tables.items():
+            self.buffer[name].append(table)
+        self.games += games
+
+    def maybe_flush(self) -> None:
+        if self.games and (self.games >= FLUSH_GAMES or time.monotonic() - self.last >= self.flush_seconds):
+            self.flush()
+        self._report()
+
+    def flush(self) -> None:
+        self.last = time.monotonic()
+        if not self.games:
+            return
+        # Take the buffer first: if a second Ctrl-C comes while the part is written, these games
+        # are either committed (their games part was renamed) or left to --resume, never twice.
+        buffer, games = self.buffer, self.games
+        self.buffer = {name: [] for name in SCHEMAS}
+        self.games = 0
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._work, name="azul-part-writer")
+            self.thread.start()
+        self.jobs.put((buffer, games))
+        if self.on_written:
+            self.jobs.join()
+
+    def close(self) -> None:
+        """Write what is buffered and wait for every part to be committed (or raise its error)."""
+        self.flush()
+        if self.thread is not None:
+            self.jobs.put(None)
+            self.thread.join()
+            self.thread = None
+        if self.error is not None:
+            raise self.error
+
+    def _work(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self.error is None:
+                try:
+                    self.writer.write(job[0])
+                    self.committed += job[1]
+                except BaseException as exc:  # raised in the driver: see _report and close
+                    self.error = exc
+            self.jobs.task_done()
+
+    def _report(self) -> None:
+        if self.error is not None:
+            raise self.error
+        if self.committed + self.by_tasks > self.written:
+            self.written = self.committed + self.by_tasks
+            if self.on_written:
+                self.on_written(self.written)

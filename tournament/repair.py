@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from analysis.parts import PART, parquet_files, part_problem
 from analysis.schema import SCHEMAS, TABLES
 
-from .records import clean_orphans, committed_parts, part_numbers, part_path, write_part
+from .records import clean_orphans, part_numbers, part_path, read_table, write_part
 
 QUARANTINE = "quarantine"
 
@@ -85,10 +85,8 @@ def drop_duplicate_games(run_dir: str | Path) -> RepairReport | None:
     """Repair the folder if a game is recorded in two committed parts (tasks that write their own
     parts: one the driver gave up on may commit after its games were played again); None if not.
     Only the ``games`` parts' ids are read unless a game is there twice."""
-    ids = [pq.read_table(part_path(Path(run_dir), "games", n), columns=["game_id"]).column("game_id")
-           for n in committed_parts(Path(run_dir))]
-    total = sum(len(c) for c in ids)
-    if not ids or len(pc.unique(pa.chunked_array(ids))) == total:
+    ids = read_table(run_dir, "games", ["game_id"]).column("game_id")
+    if pc.count_distinct(ids).as_py() == len(ids):
         return None
     return repair(run_dir)
 

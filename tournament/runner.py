@@ -19,7 +19,6 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import queue
 import shutil
 import signal
 import threading
@@ -38,7 +37,7 @@ from engine import __version__ as ENGINE_VERSION
 
 from .backends import LeagueError, RayBackend, SerialBackend
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
-from .records import (RUN_FILE, SCHEMAS, Committed, PartWriter, RecordBuffer, done_game_ids, has_records,
+from .records import (RUN_FILE, SCHEMAS, BufferedWriter, Committed, RecordBuffer, done_game_ids, has_records,
                       new_run_id, read_committed, run_id_of, save_run_id)
 from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, schedule, series_id
@@ -47,7 +46,6 @@ from .standings import BotStanding, Tally, league_standings, league_tally
 CONFIG_FILE = "config.yaml"
 STANDINGS_FILE = "standings.csv"
 LOCK_FILE = ".lock"
-FLUSH_GAMES = 5000  # a part file at least every this many games
 TARGET_TASK_SECONDS = 0.5  # batches sized to take about this long on a worker
 MAX_BATCH = 2000
 
@@ -284,7 +282,7 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
                          config.match, config.self_play)
     pending: Iterator[GameSpec] = (s for s in games if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
-    writer = _BufferedWriter(run_dir, config.flush_seconds, on_written)
+    writer = BufferedWriter(run_dir, config.flush_seconds, on_written)
     in_flight: dict[Any, tuple[list[GameSpec], int, tuple[str, int] | None]] = {}
     retry: list[tuple[list[GameSpec], int]] = []
     stop = _Stop()
@@ -302,7 +300,7 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
                         if not batch:
                             exhausted = True
                             break
-                    part = (str(run_dir.resolve()), writer.writer.reserve()) if workers_write else None
+                    part = (str(run_dir.resolve()), writer.reserve()) if workers_write else None
                     in_flight[backend.submit(batch, part)] = (batch, attempt, part)
                 if not in_flight:
                     break
@@ -351,29 +349,24 @@ def _take(pending: Iterator[GameSpec], n: int) -> list[GameSpec]:
 
 def _accept(tables, done, writer, tally, summary, sizer):
     if isinstance(tables, Committed):  # a part a task wrote: recorded already, only counted here
-        ids = tables.tables["games"].column("game_id").to_pylist()
-        done.update(ids)
+        tables = tables.tables
+        ids = tables["games"].column("game_id").to_pylist()
         writer.by_tasks += len(ids)
-        tally.add_tables(tables.tables["games"], tables.tables["results"])
-        summary.played += len(ids)
-        sizer.observe(len(ids), pc.sum(tables.tables["games"]["duration_s"]).as_py() or 0.0)
-        return
-    games = tables["games"]
-    ids = games.column("game_id").to_pylist()
-    fresh = [gid not in done for gid in ids]
-    if not all(fresh):  # never record a game twice
-        mask = pa.array(fresh)
-        keep = {gid for gid, f in zip(ids, fresh) if f}
-        tables = {name: (t.filter(mask) if name == "games" else
-                         t.filter(pa.array([g in keep for g in t.column("game_id").to_pylist()])))
-                  for name, t in tables.items()}
-        games = tables["games"]
-        ids = games.column("game_id").to_pylist()
+    else:
+        ids = tables["games"].column("game_id").to_pylist()
+        fresh = [gid not in done for gid in ids]
+        if not all(fresh):  # never record a game twice
+            mask = pa.array(fresh)
+            keep = {gid for gid, f in zip(ids, fresh) if f}
+            tables = {name: (t.filter(mask) if name == "games" else
+                             t.filter(pa.array([g in keep for g in t.column("game_id").to_pylist()])))
+                      for name, t in tables.items()}
+            ids = tables["games"].column("game_id").to_pylist()
+        writer.add(tables, len(ids))
     done.update(ids)
-    writer.add(tables, len(ids))
-    tally.add_tables(games, tables["results"])
+    tally.add_tables(tables["games"], tables["results"])
     summary.played += len(ids)
-    sizer.observe(len(ids), sum(games.column("duration_s").to_pylist()))
+    sizer.observe(len(ids), pc.sum(tables["games"]["duration_s"]).as_py() or 0.0)
 
 
 def _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id) -> list[dict[str, pa.Table]]:
@@ -433,84 +426,6 @@ class _BatchSizer:
         want = int(TARGET_TASK_SECONDS / per_game)
         share = self.remaining // (2 * self.workers)  # keep the end of the league balanced
         return max(1, min(want, MAX_BATCH, max(share, 1)))
-
-
-class _BufferedWriter:
-    """Collects batch results and writes them as one part every few seconds or thousand games.
-
-    Parts are written on a thread of their own, in order, while the driver goes on receiving
-    games (Parquet encoding releases the GIL); at most two parts wait, so memory stays bounded.
-    ``on_written(games)`` is called from the driver's loop once parts are committed; with it, the
-    driver waits for each part it hands over (a hook that stops a league after a part sees
-    exactly the games written so far)."""
-
-    def __init__(self, run_dir: Path, flush_seconds: float, on_written):
-        self.writer = PartWriter(run_dir)
-        self.flush_seconds = flush_seconds
-        self.on_written = on_written
-        self.buffer: dict[str, list[pa.Table]] = {name: [] for name in SCHEMAS}
-        self.games = 0
-        self.written = 0  # games committed, as last reported to on_written
-        self.committed = 0  # games committed (by the writing thread)
-        self.by_tasks = 0  # games in parts the tasks committed themselves (ray.write: workers)
-        self.error: BaseException | None = None
-        self.jobs: queue.Queue = queue.Queue(maxsize=2)
-        self.thread: threading.Thread | None = None
-        self.last = time.monotonic()
-
-    def add(self, tables: dict[str, pa.Table], games: int) -> None:
-        for name, table in tables.items():
-            self.buffer[name].append(table)
-        self.games += games
-
-    def maybe_flush(self) -> None:
-        if self.games and (self.games >= FLUSH_GAMES or time.monotonic() - self.last >= self.flush_seconds):
-            self.flush()
-        self._report()
-
-    def flush(self) -> None:
-        self.last = time.monotonic()
-        if not self.games:
-            return
-        # Take the buffer first: if a second Ctrl-C comes while the part is written, these games
-        # are either committed (their games part was renamed) or left to --resume, never twice.
-        buffer, games = self.buffer, self.games
-        self.buffer = {name: [] for name in SCHEMAS}
-        self.games = 0
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._work, name="azul-part-writer")
-            self.thread.start()
-        self.jobs.put((buffer, games))
-        if self.on_written:
-            self.jobs.join()
-
-    def close(self) -> None:
-        """Write what is buffered and wait for every part to be committed (or raise its error)."""
-        self.flush()
-        if self.thread is not None:
-            self.jobs.put(None)
-            self.thread.join()
-            self.thread = None
-        if self.error is not None:
-            raise self.error
-
-    def _work(self) -> None:
-        while (job := self.jobs.get()) is not None:
-            if self.error is None:
-                try:
-                    self.writer.write(job[0])
-                    self.committed += job[1]
-                except BaseException as exc:  # raised in the driver: see _report and close
-                    self.error = exc
-            self.jobs.task_done()
-
-    def _report(self) -> None:
-        if self.error is not None:
-            raise self.error
-        if self.committed + self.by_tasks > self.written:
-            self.written = self.committed + self.by_tasks
-            if self.on_written:
-                self.on_written(self.written)
 
 
 class _Reporter:
