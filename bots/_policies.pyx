@@ -9,7 +9,7 @@ docs/bots.md describes what each policy values; tests/test_policies.py checks it
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from engine._core cimport (
-    State, Board, Rng, Core, gen_moves, apply_move, rng_below, placement_points, floor_cost,
+    State, Board, Rng, Core, gen_moves, apply_move, rng_below, placement_points, floor_cost, dest_mask,
     CENTRE, FLOOR, NO_SEAT, TILING_BASE, MAX_MOVES, DRAFT, TILING, REFILL, OVER,
 )
 
@@ -75,16 +75,20 @@ cdef int best_column(const Wall* w, int row, int c) noexcept nogil:
 cdef inline int line_column(const Wall* w, bint gray, int k, int c) noexcept nogil:
     return best_column(w, k, c) if gray else (c + k) % 5
 
-cdef int project(const Board* b, bint gray, Wall* w) noexcept nogil:
+cdef inline int project(const Board* b, bint gray, Wall* w) noexcept nogil:
     """The wall after tiling the board's complete lines top to bottom (gray: best column each).
 
     Returns the tiles of gray lines with no legal column, which fall to the floor (``w.floor_n``
     counts them, capped at 7)."""
+    return project_with(b, gray, w, -1, 0)
+
+cdef int project_with(const Board* b, bint gray, Wall* w, int line, int colour) noexcept nogil:
+    """``project`` of the board with its pattern line ``line`` complete in ``colour`` (-1: as it is)."""
     cdef int k, c, col, falls = 0
     wall_of(b, w)
     for k in range(5):
-        if b.line_count[k] == k + 1:
-            c = b.line_colour[k]
+        if k == line or b.line_count[k] == k + 1:
+            c = colour if k == line else b.line_colour[k]
             col = line_column(w, gray, k, c)
             if col < 0:
                 falls += k + 1
@@ -112,7 +116,10 @@ cdef struct Drafts:
     int points[5][5]     # [d][c]: the projection's points with line d complete in colour c
     int falls[5][5]
     uint32_t known       # bit d * 5 + c: points/falls [d][c] worked out
-    int cost[8]          # floor_cost(slots), looked up once per choice
+
+cdef int COST[8]  # floor_cost(slots), copied here once
+for _k in range(8):
+    COST[_k] = floor_cost(_k)
 
 cdef void drafts_init(Drafts* x, const State* s) noexcept nogil:
     cdef Wall w
@@ -122,18 +129,18 @@ cdef void drafts_init(Drafts* x, const State* s) noexcept nogil:
     x.points0 = w.points
     x.base = w.points - floor_cost(w.floor_n)
     x.known = 0
-    for k in range(8):
-        x.cost[k] = floor_cost(k)
 
 cdef inline int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
     """Greedy's value of a draft move: the change in round_value it causes."""
+    cdef int src = code // 30, c = (code // 6) % 5, n = x.s.source[src][c]
+    return value_of(x, c, code % 6, n, x.b.floor_n + n + (src == CENTRE and x.s.marker == NO_SEAT), placed)
+
+cdef inline int value_of(Drafts* x, int c, int d, int n, int floor_n, int* placed) noexcept nogil:
+    """draft_value of taking ``n`` tiles of colour ``c`` to destination ``d``; ``floor_n``: the
+    floor's slots filled if every tile (and the marker, from the centre) went to the floor."""
     cdef const Board* b = x.b
-    cdef Board t
     cdef Wall w
-    cdef int src = code // 30, c = (code // 6) % 5, d = code % 6, n = x.s.source[src][c], put_n = 0
-    cdef int floor_n = b.floor_n + n, points = x.points0, falls = x.falls0
-    if src == CENTRE and x.s.marker == NO_SEAT:
-        floor_n += 1
+    cdef int put_n = 0, points = x.points0, falls = x.falls0
     if d != FLOOR:
         put_n = d + 1 - b.line_count[d]
         if put_n > n:
@@ -141,16 +148,13 @@ cdef inline int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
         floor_n -= put_n
         if b.line_count[d] + put_n == d + 1:
             if not (x.known >> (d * 5 + c)) & 1:
-                memcpy(&t, b, sizeof(Board))
-                t.line_count[d] = d + 1
-                t.line_colour[d] = c
-                x.falls[d][c] = project(&t, x.s.gray, &w)
+                x.falls[d][c] = project_with(b, x.s.gray, &w, d, c)
                 x.points[d][c] = w.points
                 x.known |= 1U << (d * 5 + c)
             points, falls = x.points[d][c], x.falls[d][c]
     floor_n += falls
     placed[0] = put_n
-    return points - x.cost[floor_n if floor_n < 7 else 7] - x.base
+    return points - COST[floor_n if floor_n < 7 else 7] - x.base
 
 cdef inline int greedy_value(Drafts* x, int code, int* placed) noexcept nogil:
     cdef Wall w
@@ -163,21 +167,49 @@ cdef inline int greedy_value(Drafts* x, int code, int* placed) noexcept nogil:
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil:
     """Best immediate value; ties: more tiles into pattern lines, then uniformly at random."""
     cdef int moves[MAX_MOVES]
+    cdef int n
+    if s.phase == DRAFT:
+        return greedy_draft(s, rng, &n)
     return greedy_pick(s, rng, moves, gen_moves(s, moves))
+
+cdef inline void consider(int code, int key, int* best_key, int* choice, int* ties, Rng* rng) noexcept nogil:
+    """One candidate of greedy's choice: the best key so far, ties broken uniformly at random."""
+    if key > best_key[0]:
+        best_key[0], choice[0], ties[0] = key, code, 1
+    elif key == best_key[0]:
+        ties[0] += 1
+        if rng_below(rng, ties[0]) == 0:
+            choice[0] = code
 
 cdef int greedy_pick(const State* s, Rng* rng, const int* moves, int n) noexcept nogil:
     """greedy_move's choice among ``moves[:n]`` (legal moves, in generation order)."""
-    cdef int i, key, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
+    cdef int i, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
     cdef Drafts x
     drafts_init(&x, s)
     for i in range(n):
-        key = greedy_value(&x, moves[i], &placed) * 16 + placed
-        if key > best_key:
-            best_key, choice, ties = key, moves[i], 1
-        elif key == best_key:
-            ties += 1
-            if rng_below(rng, ties) == 0:
-                choice = moves[i]
+        consider(moves[i], greedy_value(&x, moves[i], &placed) * 16 + placed, &best_key, &choice, &ties, rng)
+    return choice
+
+cdef int greedy_draft(const State* s, Rng* rng, int* count) noexcept nogil:
+    """greedy_move in the draft phase without a move list: the same choice, and the same draws,
+    as greedy_pick over gen_moves' list, whose order (source, colour, destination) it walks.
+    ``count[0]``: how many legal moves there were."""
+    cdef int i, src, c, d, mask, tiles, floor_n, n = 0, placed = 0, best_key = -1 << 30, choice = -1, ties = 0
+    cdef Drafts x
+    drafts_init(&x, s)
+    for i in range(s.factories + 1):
+        src = CENTRE if i == s.factories else i
+        for c in range(5):
+            tiles = s.source[src][c]
+            if tiles:
+                mask = dest_mask(x.b, c)
+                floor_n = x.b.floor_n + tiles + (src == CENTRE and s.marker == NO_SEAT)
+                for d in range(6):
+                    if (mask >> d) & 1:
+                        consider((src * 5 + c) * 6 + d, value_of(&x, c, d, tiles, floor_n, &placed) * 16 + placed,
+                                 &best_key, &choice, &ties, rng)
+                        n += 1
+    count[0] = n
     return choice
 
 # ---------------------------------------------------------------- the evaluation

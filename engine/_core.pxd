@@ -55,6 +55,10 @@ cdef struct State:
 cdef struct Rng:
     uint64_t s
 
+cdef inline int dest_mask(const Board* b, int c) noexcept nogil:
+    """Bit d set when destination d (line 0..4, floor 5) may take colour c (gen_moves' order: d up)."""
+    return ((b.accept >> (8 * c)) & 31) | (1 << FLOOR)
+
 cdef void state_init(State* s, int players, bint gray) noexcept nogil
 cdef int deal_random(State* s, Rng* rng) noexcept nogil
 cdef int gen_moves(const State* s, int* out) noexcept nogil

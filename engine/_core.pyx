@@ -250,10 +250,6 @@ cdef inline void set_line(Board* b, int k, int colour, int count) noexcept nogil
     b.line_count[k] = count
     b.accept = (b.accept & ~(SPREAD[31] << k)) | (SPREAD[takes] << k)
 
-cdef inline int dest_mask(const Board* b, int c) noexcept nogil:
-    """Bit d set when destination d (line 0..4, floor 5) may take colour c."""
-    return ((b.accept >> (8 * c)) & 31) | (1 << FLOOR)
-
 cdef inline int tiling_line(const State* s) noexcept nogil:
     """The topmost complete line of the seat to move (tiling phase), or -1."""
     cdef const Board* b = &s.boards[s.to_move]

@@ -15,9 +15,9 @@ from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core cimport (Core, State, Board, Rng, REFILL, OVER, CENTRE, FLOOR, NO_SEAT, TILING_BASE,
+from engine._core cimport (Core, State, Board, Rng, DRAFT, REFILL, OVER, CENTRE, FLOOR, NO_SEAT, TILING_BASE,
                            MAX_MOVES, state_init, deal_random, gen_moves, apply_move)
-from bots._policies cimport Weights, greedy_pick, heuristic_pick
+from bots._policies cimport Weights, greedy_draft, greedy_pick, heuristic_pick
 
 cdef enum:
     KIND_RANDOM = 0
@@ -323,12 +323,11 @@ def play_games(int players, bint gray, int[::1] openers, int[:, ::1] kinds, uint
     go to ``deal_text_out`` at ``deal_off``. It stops before a game that might not fit the
     arrays (ROOM_MOVES moves, ROOM_ROUNDS rounds and deals each).
     """
-    cdef int n_games = openers.shape[0], g, i, status
+    cdef int n_games = openers.shape[0], g, i, status = 0
     cdef Py_ssize_t cap_m = len(moves["g"]), cap_r = len(rounds["g"]), cap_d = deal_off.shape[0] - 1
     cdef Cols o
     cdef bint has_callback = False
     cdef Bot bots[4]
-    cdef Weights* w
     cdef const unsigned char* ids = &game_ids[0] if game_ids.shape[0] else NULL
     o.m_g, o.m_ply, o.m_round = column(moves, "g", cap_m), column(moves, "ply", cap_m), column(moves, "round", cap_m)
     o.m_seat, o.m_code, o.m_colour = column(moves, "seat", cap_m), column(moves, "code", cap_m), column(moves, "colour", cap_m)
@@ -353,7 +352,27 @@ def play_games(int players, bint gray, int[::1] openers, int[:, ::1] kinds, uint
     for g in range(n_games):
         for i in range(players):
             has_callback = has_callback or kinds[g, i] == KIND_CALLBACK
-    g = 0
+    if has_callback:
+        g = play_range(n_games, players, gray, openers, kinds, bot_seeds, copies, ids, id_off, weights, deal_seeds,
+                       <void*>act, bots, &o, cap_m, cap_r, cap_d, &status)
+    else:
+        with nogil:
+            g = play_range(n_games, players, gray, openers, kinds, bot_seeds, copies, ids, id_off, weights,
+                           deal_seeds, NULL, bots, &o, cap_m, cap_r, cap_d, &status)
+    if status != 0:
+        raise RuntimeError(f"compiled league loop: game {g} outgrew the room kept for a game")
+    return g, o.nm, o.nr, o.nd
+
+
+cdef int play_range(int n_games, int players, bint gray, int[::1] openers, int[:, ::1] kinds,
+                    uint64_t[:, ::1] bot_seeds, int[:, ::1] copies, const unsigned char* ids, int[::1] id_off,
+                    double[:, :, ::1] weights, uint64_t[::1] deal_seeds, void* act, Bot* bots, Cols* o,
+                    Py_ssize_t cap_m, Py_ssize_t cap_r, Py_ssize_t cap_d, int* status) except -2 nogil:
+    """Play games 0.. while the arrays have room for one more; return how many were played
+    (``status`` -1: a game outgrew its room)."""
+    cdef int g = 0, i
+    cdef Weights* w
+    status[0] = 0
     while g < n_games:
         if o.nm + ROOM_MOVES > cap_m or o.nr + ROOM_ROUNDS * players > cap_r or o.nd + ROOM_ROUNDS > cap_d:
             break
@@ -366,15 +385,11 @@ def play_games(int players, bint gray, int[::1] openers, int[:, ::1] kinds, uint
             w.line, w.later, w.column, w.row = weights[g, i, 0], weights[g, i, 1], weights[g, i, 2], weights[g, i, 3]
             w.colour_set, w.floor_risk, w.marker = weights[g, i, 4], weights[g, i, 5], weights[g, i, 6]
             w.denial, w.reply = weights[g, i, 7], weights[g, i, 8]
-        if has_callback:
-            status = play_one(players, gray, openers[g], bots, deal_seeds[g], <void*>act, g, &o)
-        else:
-            with nogil:
-                status = play_one(players, gray, openers[g], bots, deal_seeds[g], NULL, g, &o)
-        if status != 0:
-            raise RuntimeError(f"compiled league loop: game {g} outgrew the room kept for a game")
+        status[0] = play_one(players, gray, openers[g], bots, deal_seeds[g], act, g, o)
+        if status[0] != 0:
+            return g
         g += 1
-    return g, o.nm, o.nr, o.nd
+    return g
 
 
 cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_seed, void* act, int g,
@@ -408,17 +423,20 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
             if st.phase != OVER:
                 continue
         else:
-            n = gen_moves(&st, moves)
             seat = st.to_move
             k = bots[seat].kind
-            if k == KIND_GREEDY:
-                code = greedy_pick(&st, &bots[seat].rng, moves, n)
-            elif k == KIND_HEURISTIC:
-                code = heuristic_pick(&st, &bots[seat].rng, &bots[seat].w, moves, n)
-            elif k == KIND_RANDOM:
-                code = moves[mt_below(&bots[seat].mt, n)]
+            if k == KIND_GREEDY and st.phase == DRAFT:
+                code = greedy_draft(&st, &bots[seat].rng, &n)  # no move list to generate
             else:
-                code = ask(act, g, seat, &st)
+                n = gen_moves(&st, moves)
+                if k == KIND_GREEDY:
+                    code = greedy_pick(&st, &bots[seat].rng, moves, n)
+                elif k == KIND_HEURISTIC:
+                    code = heuristic_pick(&st, &bots[seat].rng, &bots[seat].w, moves, n)
+                elif k == KIND_RANDOM:
+                    code = moves[mt_below(&bots[seat].mt, n)]
+                else:
+                    code = ask(act, g, seat, &st)
             if nm >= m_end:
                 return -1
             b = &st.boards[seat]

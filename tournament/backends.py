@@ -11,6 +11,7 @@ import atexit
 import gc
 import logging
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,10 @@ from bots import Bot, bot_class, bot_maker
 from bots.external import ExternalBot
 
 from .config import IDENTITY
-from .fastloop import Plan, compiled_batch, compiled_plan, play_compiled
+from .fastloop import Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
 from .records import Committed, RecordBuffer, write_part
-from .scheduler import GameSpec
+from .scheduler import GameSpec, pack_games, unpack_games
 
 
 class LeagueError(RuntimeError):
@@ -70,14 +71,25 @@ def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str,
     (and every game with ``python_referee``) by the Python referee; both write the same rows.
     ``part=(run_dir, number)``: write them as that part of the run (records.write_part: temporary
     names, renames, ``games`` last) and return only its receipt (``ray.write: workers``)."""
-    tables = _play_batch(config, specs, run_id)
+    return _recorded(_play_batch(config, specs, run_id), part)
+
+
+def _recorded(tables: dict[str, pa.Table], part: tuple[str, int] | None) -> dict[str, pa.Table] | Committed:
+    """A batch's tables, or with ``part`` its receipt once they are written as that part."""
     if part is None:
         return tables
     write_part(Path(part[0]), part[1], {name: [table] for name, table in tables.items()})
     return Committed.of(part[1], tables)
 
 
-def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+def play_packed(config: dict[str, Any], games: tuple[tuple, ...], run_id: str,
+                part: tuple[str, int] | None = None) -> dict[str, pa.Table] | Committed:
+    """``play_batch`` of games packed by ``scheduler.pack_games`` (the Ray task)."""
+    return play_batch(config, unpack_games(games), run_id, part)
+
+
+def _context(config: dict[str, Any]) -> str:
+    """The key of this process's context for ``config`` (made on first use)."""
     key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY or k == "python_referee"))
     if key not in _CONTEXTS:
         close_kept_bots()
@@ -87,10 +99,20 @@ def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> d
         # it out of the garbage collector's way, which games allocate heavily against.
         gc.collect()
         gc.freeze()
-    bots, variant, kept = _CONTEXTS[key]
-    plan = _PLANS[key]
-    if plan is not None and compiled_batch(specs):
+    return key
+
+
+def compiled_plan_for(config: dict[str, Any], specs: list[GameSpec]) -> Plan | None:
+    """The plan ``play_batch`` plays these games with (the compiled loop), or None (the referee)."""
+    plan = _PLANS[_context(config)]
+    return plan if plan is not None and compiled_batch(specs) else None
+
+
+def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+    plan = compiled_plan_for(config, specs)
+    if plan is not None:
         return play_compiled(plan, specs, run_id)
+    bots, variant, kept = _CONTEXTS[_context(config)]
     buf = RecordBuffer()
     for spec in specs:
         play_game(spec, [bots[b] for b in spec.seats], variant, buf, kept)
@@ -99,33 +121,51 @@ def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> d
 
 # ---------------------------------------------------------------- backends
 class SerialBackend:
-    """Games played in the driver's own process, one batch at a time (``workers: 0``)."""
+    """Games played in the driver's own process (``workers: 0``), a batch at a time, in order.
+
+    A batch the compiled loop plays goes to a thread of its own when it is submitted: the loop
+    runs in C without the GIL, so the next batch plays while the driver makes the last one's
+    tables and records them. The others (the Python referee, whose time limits need the main
+    thread's signals) are played when the driver asks for them."""
 
     concurrency = 1
-    max_in_flight = 1
+    max_in_flight = 2
 
     def __init__(self, config: dict[str, Any], run_id: str):
         self.config, self.run_id = config, run_id
-        self.queue: dict[int, tuple[list[GameSpec], tuple[str, int] | None]] = {}
+        self.queue: dict[int, tuple[list[GameSpec], tuple[str, int] | None, Future | None]] = {}
         self.n = 0
+        self.thread: ThreadPoolExecutor | None = None
 
     def submit(self, batch: list[GameSpec], part: tuple[str, int] | None = None) -> int:
         self.n += 1
-        self.queue[self.n] = (batch, part)
+        future = None
+        plan = compiled_plan_for(self.config, batch)
+        if plan is not None:
+            self.thread = self.thread or ThreadPoolExecutor(1, thread_name_prefix="azul-compiled-loop")
+            future = self.thread.submit(play_columns, plan, batch)
+        self.queue[self.n] = (batch, part, future)
         return self.n
 
     def wait(self, handles: list, timeout: float) -> list:
         return handles[:1]
 
     def get(self, handle: int) -> dict[str, pa.Table] | Committed:
-        batch, part = self.queue.pop(handle)
-        return play_batch(self.config, batch, self.run_id, part)
+        batch, part, future = self.queue.pop(handle)
+        if future is None:
+            return play_batch(self.config, batch, self.run_id, part)
+        return _recorded(future.result().tables(self.run_id), part)
 
     def cancel(self, handles: list) -> None:
         for h in handles:
-            self.queue.pop(h, None)
+            batch, part, future = self.queue.pop(h, (None, None, None))
+            if future:
+                future.cancel()  # one already playing finishes; close waits for it
 
     def close(self) -> None:
+        if self.thread:
+            self.thread.shutdown(wait=True, cancel_futures=True)
+            self.thread = None
         close_kept_bots()
 
 
@@ -197,7 +237,7 @@ class RayBackend:
         self.max_in_flight = 2 * self.concurrency
         self.config_ref = ray.put(config)
         self.run_id = run_id
-        self.remote = ray.remote(num_cpus=1, max_retries=task_retries)(play_batch)
+        self.remote = ray.remote(num_cpus=1, max_retries=task_retries)(play_packed)
         from ray import exceptions as rex
         # A worker (or its node) died, or the task was lost with it: play the games again.
         self.crash_errors = tuple(e for e in (
@@ -209,7 +249,7 @@ class RayBackend:
         self.task_error = rex.RayTaskError
 
     def submit(self, batch: list[GameSpec], part: tuple[str, int] | None = None):
-        return self.remote.remote(self.config_ref, batch, self.run_id, part)
+        return self.remote.remote(self.config_ref, pack_games(batch), self.run_id, part)
 
     def wait(self, handles: list, timeout: float) -> list:
         ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)

@@ -85,6 +85,11 @@ def compiled_batch(specs: list[GameSpec]) -> bool:
 
 def play_compiled(plan: Plan, specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
     """Play ``specs`` in C and return their records as the four Arrow tables."""
+    return play_columns(plan, specs).tables(run_id)
+
+
+def play_columns(plan: Plan, specs: list[GameSpec]) -> Played:
+    """Play ``specs`` in C; their records as column arrays (``.tables(run_id)`` makes the tables)."""
     n, P = len(specs), plan.players
     seat_bot = np.array([s.seats for s in specs], np.int32).reshape(n, P)
     # copies[g, s]: the earlier seats of game g with the same bot (self-play; scheduler.bot_game_seed)
@@ -101,14 +106,14 @@ def play_compiled(plan: Plan, specs: list[GameSpec], run_id: str) -> dict[str, p
     deal_seeds = np.array([s.deal_seed for s in specs], np.uint64)
     openers = np.array([s.opener for s in specs], np.int32)
     act = _Asker(plan, specs, seat_bot, copies)
-    out = _Out(n, P)
+    out = Played(specs, plan, seat_bot)
     start = 0
     while start < n:
         part = slice(start, n)
         start += out.play(start, P, plan.gray, openers[part], kinds[part], bot_seeds[part], copies[part],
                           ids_view[id_off[start]:], id_off[start:] - id_off[start], weights[part], deal_seeds[part],
                           act.offset(start))
-    return out.tables(specs, plan, seat_bot, run_id)
+    return out
 
 
 class _Asker:
@@ -139,10 +144,12 @@ _ROUND_COLS = ("g", "round", "seat", "opener", "deal", "wall_points", "floor_pen
 _RESULT_COLS = ("score", "rank", "rows", "columns", "colours", "bonus", "penalty")
 
 
-class _Out:
+class Played:
     """The column arrays of a batch: chunks of moves, rounds and deal texts; per game and seat facts."""
 
-    def __init__(self, n: int, players: int):
+    def __init__(self, specs: list[GameSpec], plan: Plan, seat_bot: np.ndarray):
+        self.specs, self.plan, self.seat_bot = specs, plan, seat_bot
+        n, players = seat_bot.shape
         self.moves: list[dict] = []
         self.rounds: list[dict] = []
         self.deals: list[pa.Array] = []
@@ -178,7 +185,9 @@ class _Out:
         self.n_deals += nd
         return done
 
-    def tables(self, specs: list[GameSpec], plan: Plan, seat_bot, run_id: str) -> dict[str, pa.Table]:
+    def tables(self, run_id: str) -> dict[str, pa.Table]:
+        """The four record tables of the batch."""
+        specs, plan, seat_bot = self.specs, self.plan, self.seat_bot
         n, P = seat_bot.shape
         moves = _joined(self.moves, _MOVE_COLS)
         rounds = _joined(self.rounds, _ROUND_COLS)
