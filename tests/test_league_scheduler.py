@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
-from tournament.scheduler import (arrangements, bot_game_seed, count_games, deal_seed, derive_seed,
-                                  round_seed, schedule, self_tables, series_deal_seed, tables)
+from tournament.scheduler import (GameSpec, arrangements, bot_game_seed, count_games, deal_seed, derive_seed,
+                                  pack_games, round_seed, schedule, self_tables, series_deal_seed, tables,
+                                  unpack_games)
 
 
 def test_tables_are_every_pair_or_subset():
@@ -55,6 +56,19 @@ def test_ids_and_seeds_are_fixed_by_the_config():
     assert a[0].game_id == "t000-d00000-a00"
     # every table plays the same deals: deal d's seed depends on the league seed and d only
     assert {g.deal_seed for g in a if g.deal == 2} == {deal_seed(1, 2)}
+
+
+def test_packed_batches_unpack_to_the_same_games():
+    """How batches travel to Ray tasks: every field of every kind of game comes back, in order."""
+    from tournament.study import StudyConfig, study_games
+
+    league = list(schedule(4, 3, 2, "permute", seed=5, match="series", self_play=True))
+    study = study_games(StudyConfig(name="s", bot="greedy", interventions=("marker=take", "marker=avoid"),
+                                    deals=2, field=("random",)))
+    for games in (league, study, league[:1], []):
+        back = unpack_games(pack_games(games))
+        assert back == games and all(type(g) is GameSpec for g in back)
+    assert {g.series_game for g in league} == {1, 2} and study[0].bot_seeds and study[0].intervention
 
 
 def test_derived_seeds_are_stable_63_bit_numbers():
