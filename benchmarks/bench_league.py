@@ -90,7 +90,7 @@ def driver_section(out: Path, games: int, repeats: int) -> float:
     scheduling, accepting, the tally and the Parquet parts. Returns the driver's games/s."""
     import tournament.runner as runner
     from tournament.backends import SerialBackend, play_batch
-    from tournament.scheduler import schedule
+    from tournament.scheduler import games_of, schedule
 
     batch = 2000
     worker = {"games": 0, "seconds": 0.0}
@@ -113,7 +113,7 @@ def driver_section(out: Path, games: int, repeats: int) -> float:
             return self.n
 
         def get(self, handle):
-            return self.ready[self.queue.pop(handle)[0][0].game_id]
+            return self.ready[games_of(self.config, self.queue.pop(handle)[0])[0].game_id]
 
     runner.SerialBackend, before = Replayed, runner.SerialBackend
     try:

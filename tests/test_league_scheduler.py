@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from tournament.scheduler import (GameSpec, arrangements, bot_game_seed, count_games, deal_seed, derive_seed,
-                                  pack_games, round_seed, schedule, self_tables, series_deal_seed, tables,
-                                  unpack_games)
+from tournament.scheduler import (GameSpec, Slice, arrangements, bot_game_seed, count_games, deal_seed,
+                                  derive_seed, games_of, league_games, pack_games, round_seed, schedule,
+                                  self_tables, series_deal_seed, tables, unpack_games)
 
 
 def test_tables_are_every_pair_or_subset():
@@ -66,9 +66,26 @@ def test_packed_batches_unpack_to_the_same_games():
     study = study_games(StudyConfig(name="s", bot="greedy", interventions=("marker=take", "marker=avoid"),
                                     deals=2, field=("random",)))
     for games in (league, study, league[:1], []):
-        back = unpack_games(pack_games(games))
+        back = unpack_games({}, pack_games(games))
         assert back == games and all(type(g) is GameSpec for g in back)
     assert {g.series_game for g in league} == {1, 2} and study[0].bot_seeds and study[0].intervention
+
+
+@pytest.mark.parametrize("players, seats, match, self_play", [(2, "rotate", "game", False), (3, "permute", "series", True),
+                                                              (4, "rotate", "series", False)])
+def test_slices_of_a_schedule_are_its_games(players, seats, match, self_play):
+    """A fresh league's batches are slices of its schedule, built by the task: the same games
+    as the schedule's, wherever a slice starts and ends (inside a deal, across deals, at the end)."""
+    config = {"bots": [{}] * 5, "players": players, "deals": 4, "seats": seats, "seed": 3, "match": match,
+              "self_play": self_play}
+    every = list(league_games(config))
+    assert every == list(schedule(5, players, 4, seats, 3, match, self_play))
+    n = len(every)
+    for start, stop in [(0, n), (0, 1), (1, 7), (n // 4 - 1, n // 4 + 3), (n // 2, n), (n - 2, n), (n, n)]:
+        part = Slice(start, stop)
+        assert games_of(config, part) == every[start:stop]
+        assert unpack_games(config, pack_games(part)) == every[start:stop]
+    assert games_of(config, every[:3]) == every[:3]  # a list is its own games
 
 
 def test_derived_seeds_are_stable_63_bit_numbers():

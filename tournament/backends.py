@@ -24,7 +24,7 @@ from .config import IDENTITY
 from .fastloop import Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
 from .records import Committed, RecordBuffer, write_part
-from .scheduler import GameSpec, pack_games, unpack_games
+from .scheduler import GameSpec, Slice, games_of, pack_games, unpack_games
 
 
 class LeagueError(RuntimeError):
@@ -82,10 +82,10 @@ def _recorded(tables: dict[str, pa.Table], part: tuple[str, int] | None) -> dict
     return Committed.of(part[1], tables)
 
 
-def play_packed(config: dict[str, Any], games: tuple[tuple, ...], run_id: str,
+def play_packed(config: dict[str, Any], games: tuple[tuple, ...] | Slice, run_id: str,
                 part: tuple[str, int] | None = None) -> dict[str, pa.Table] | Committed:
     """``play_batch`` of games packed by ``scheduler.pack_games`` (the Ray task)."""
-    return play_batch(config, unpack_games(games), run_id, part)
+    return play_batch(config, unpack_games(config, games), run_id, part)
 
 
 def _context(config: dict[str, Any]) -> str:
@@ -96,8 +96,8 @@ def _context(config: dict[str, Any]) -> str:
         _CONTEXTS[key] = (league_seats(config), config["variant"], {})
         _PLANS[key] = compiled_plan(config)
         # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
-        # it out of the garbage collector's way, which games allocate heavily against.
-        gc.collect()
+        # it out of the garbage collector's way, which games allocate heavily against (no
+        # collection first: it takes a fifth of a second in a driver that has imported the analysis).
         gc.freeze()
     return key
 
@@ -137,9 +137,10 @@ class SerialBackend:
         self.n = 0
         self.thread: ThreadPoolExecutor | None = None
 
-    def submit(self, batch: list[GameSpec], part: tuple[str, int] | None = None) -> int:
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, int] | None = None) -> int:
         self.n += 1
         future = None
+        batch = games_of(self.config, batch)
         plan = compiled_plan_for(self.config, batch)
         if plan is not None:
             self.thread = self.thread or ThreadPoolExecutor(1, thread_name_prefix="azul-compiled-loop")
@@ -248,7 +249,7 @@ class RayBackend:
         ) if e is not None)
         self.task_error = rex.RayTaskError
 
-    def submit(self, batch: list[GameSpec], part: tuple[str, int] | None = None):
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, int] | None = None):
         return self.remote.remote(self.config_ref, pack_games(batch), self.run_id, part)
 
     def wait(self, handles: list, timeout: float) -> list:

@@ -41,7 +41,7 @@ from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
 from .records import (RUN_FILE, SCHEMAS, BufferedWriter, Committed, RecordBuffer, done_game_ids, has_records,
                       new_run_id, read_committed, run_id_of, save_run_id)
 from .repair import RepairReport, drop_duplicate_games, repair
-from .scheduler import GameSpec, schedule, series_id
+from .scheduler import GameSpec, Slice, games_of, league_games, series_id
 from .standings import BotStanding, Tally, league_standings, league_tally
 
 CONFIG_FILE = "config.yaml"
@@ -278,17 +278,17 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
     # Tasks write their own parts (ray.write: workers) in a league of the config's own games
     # whose batches no hook reads in full; the driver then only tracks what they commit.
     workers_write = config.ray.write == "workers" and on_games is None and games is None
-    if games is None:
-        games = schedule(len(config.bots), config.players, config.deals, config.seats, config.seed,
-                         config.match, config.self_play)
-    pending: Iterator[GameSpec] = (s for s in games if s.game_id not in done)
+    if games is None and not done:  # a fresh league: slices of its schedule, each built by its task
+        pending: _Slices | _Listed = _Slices(summary.total, config.match == "series")
+    else:
+        pending = _Listed(s for s in (league_games(cfg) if games is None else games) if s.game_id not in done)
     sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = BufferedWriter(run_dir, config.flush_seconds, on_written)
-    in_flight: dict[Any, tuple[list[GameSpec], int, tuple[str, int] | None]] = {}
+    in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, int] | None]] = {}
     retry: list[tuple[list[GameSpec], int]] = []
     stop = _Stop()
     report = _Reporter(config.name, summary, tally, play_start, progress)
-    exhausted = answered = False
+    exhausted = answered = crashed = False
     try:
         with stop.installed(), _few_collections():
             report()
@@ -297,7 +297,7 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
                     if retry:
                         batch, attempt = retry.pop()
                     else:
-                        batch, attempt = _take(pending, sizer.size()), 0
+                        batch, attempt = pending.take(sizer.size()), 0
                         if not batch:
                             exhausted = True
                             break
@@ -312,14 +312,15 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
                     except getattr(backend, "crash_errors", ()) as exc:
                         # a task that wrote its part before its worker died: its games are recorded
                         committed = read_committed(run_dir, part[1]) if part else None
+                        crashed = True
                         for tables in [committed] if committed else _after_crash(
-                                batch, attempt, exc, resubmits, retry, cfg, run_id):
+                                games_of(cfg, batch), attempt, exc, resubmits, retry, cfg, run_id):
                             _accept(tables, done, writer, tally, summary, sizer)
                             answered = answered or bool(on_games and on_games(tables))
                         report()
                         continue
                     except getattr(backend, "task_error", ()) as exc:
-                        raise LeagueError(f"a worker failed playing {batch[0].game_id}..: "
+                        raise LeagueError(f"a worker failed playing {games_of(cfg, batch)[0].game_id}..: "
                                           f"{getattr(exc, 'cause', None) or exc}") from None
                     _accept(tables, done, writer, tally, summary, sizer)
                     answered = answered or bool(on_games and on_games(tables))
@@ -334,7 +335,9 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
         writer.close()
         summary.play_s = time.perf_counter() - play_start
         backend.close()
-        if workers_write:  # a task that committed after the driver gave up on it: each game once
+        # A task that committed after the driver gave up on it (a crash here, or a driver killed
+        # before this one resumed) may have recorded games twice: each game once.
+        if workers_write and (crashed or summary.done_before):
             drop_duplicate_games(run_dir)
 
 
@@ -344,8 +347,7 @@ def _few_collections():
     per game (specs, ids) and keeps ever more (the done ids, the tally), and collecting at the
     default pace cost a fifth of the driver's time. Nothing the loop makes holds a cycle."""
     before = gc.get_threshold()
-    gc.collect()
-    gc.freeze()  # what is there already (the config, imports) is never garbage
+    gc.freeze()  # what is there already (imports, the config) stays: not worth traversing
     gc.set_threshold(100_000, 50, 1000)
     try:
         yield
@@ -354,14 +356,38 @@ def _few_collections():
         gc.unfreeze()
 
 
-def _take(pending: Iterator[GameSpec], n: int) -> list[GameSpec]:
-    """The next ``n`` games, or one more: the two games of a series go to the same task."""
-    batch = []
-    for spec in pending:
-        batch.append(spec)
-        if len(batch) >= n and spec.series_game != 1:
-            break
-    return batch
+class _Listed:
+    """The games to play, one by one (a resumed league's, or a study's)."""
+
+    def __init__(self, games: Iterator[GameSpec]):
+        self.games = games
+
+    def take(self, n: int) -> list[GameSpec]:
+        """The next ``n`` games, or one more: the two games of a series go to the same task."""
+        batch = []
+        for spec in self.games:
+            batch.append(spec)
+            if len(batch) >= n and spec.series_game != 1:
+                break
+        return batch
+
+
+class _Slices:
+    """The games of a fresh league, as slices of its schedule: the driver builds none of them."""
+
+    def __init__(self, total: int, series: bool):
+        self.total, self.series, self.next = total, series, 0
+
+    def take(self, n: int) -> Slice | None:
+        """The next ``n`` games, or one more: the two games of a series go to the same task."""
+        start = self.next
+        stop = min(start + n, self.total)
+        if self.series and stop % 2:  # a series' games are schedule positions 2k and 2k + 1
+            stop += 1
+        if start >= stop:
+            return None
+        self.next = stop
+        return Slice(start, stop)
 
 
 def _accept(tables, done, writer, tally, summary, sizer):

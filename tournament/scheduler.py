@@ -26,6 +26,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from hashlib import blake2b
+from dataclasses import dataclass
 from typing import NamedTuple
 
 SEAT_MODES = ("rotate", "permute")
@@ -128,15 +129,41 @@ def _id_around(table: int, arrangement: int) -> tuple[str, str]:
     return f"t{table:03d}-d", f"-a{arrangement:02d}"
 
 
-def pack_games(specs: list[GameSpec]) -> tuple[tuple, ...]:
-    """Games as one list per GameSpec field: how a batch travels to a Ray task (a fifth of the
-    bytes, and a tenth of the driver's time, of pickling the specs one by one)."""
-    return tuple(zip(*specs))
+@dataclass(frozen=True, slots=True)
+class Slice:
+    """Games ``start`` to ``stop - 1`` of a league's own schedule: how the driver hands a fresh
+    league's games to its tasks without building each one (``games_of`` builds them)."""
+
+    start: int
+    stop: int
 
 
-def unpack_games(columns: tuple[tuple, ...]) -> list[GameSpec]:
-    """The games ``pack_games`` packed."""
-    return list(map(GameSpec._make, zip(*columns)))
+def league_games(config: dict, part: Slice | None = None) -> Iterator[GameSpec]:
+    """The games of a (resolved) league config's schedule, or of one slice of it."""
+    args = (len(config["bots"]), config["players"], config["deals"], config["seats"], config["seed"],
+            config["match"], config["self_play"])
+    if part is None:
+        return schedule(*args)
+    per_deal = count_games(*args[:2], 1, *args[3:4], *args[5:])
+    first = part.start // per_deal
+    skip = first * per_deal
+    return itertools.islice(schedule(*args, first_deal=first), part.start - skip, part.stop - skip)
+
+
+def games_of(config: dict, batch: list[GameSpec] | Slice) -> list[GameSpec]:
+    """A batch's games: a list of them already, or a slice of the config's schedule."""
+    return list(league_games(config, batch)) if isinstance(batch, Slice) else batch
+
+
+def pack_games(batch: list[GameSpec] | Slice) -> tuple[tuple, ...] | Slice:
+    """How a batch travels to a Ray task: a slice as it is, a list as one tuple per GameSpec field
+    (a fifth of the bytes, and a tenth of the driver's time, of pickling the specs one by one)."""
+    return batch if isinstance(batch, Slice) else tuple(zip(*batch))
+
+
+def unpack_games(config: dict, packed: tuple[tuple, ...] | Slice) -> list[GameSpec]:
+    """The games ``pack_games`` packed (``config``: the league's, for a slice)."""
+    return games_of(config, packed) if isinstance(packed, Slice) else list(map(GameSpec._make, zip(*packed)))
 
 
 def series_id(spec: GameSpec) -> str | None:
@@ -155,7 +182,7 @@ def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = 
 
 
 def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
-             match: str = "game", self_play: bool = False) -> Iterator[GameSpec]:
+             match: str = "game", self_play: bool = False, first_deal: int = 0) -> Iterator[GameSpec]:
     """Every game of a league, deal by deal, table by table, arrangement by arrangement.
 
     A generator: a league of millions of games costs no memory to schedule. Deal-major order
@@ -163,6 +190,7 @@ def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
     With ``match="series"`` each scheduled game becomes the two games of a series, one after the
     other (see ``series_games``). With ``self_play`` each deal ends with the self tables (one
     game each, arrangement 0); the round-robin's games are the same as without it.
+    ``first_deal``: start at that deal (the games before it left out).
     """
     if match not in MATCHES:
         raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
@@ -174,7 +202,7 @@ def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
     lineups = [(t, a, *_id_around(t, a), tuple(members[i] for i in arr))
                for t, members in enumerate(all_tables)
                for a, arr in enumerate(all_arrangements if t < n_round_robin else all_arrangements[:1])]
-    for d in range(deals):
+    for d in range(first_deal, deals):
         dseed = deal_seed(seed, d)
         for t, a, head, tail, seats in lineups:
             spec = GameSpec(f"{head}{d:05d}{tail}", t, d, a, dseed, seats)
