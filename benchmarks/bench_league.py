@@ -76,7 +76,7 @@ def referee_section(out: Path, games: int, repeats: int) -> None:
     print(f"random_playouts, 2 players, one core: {best:,.0f} games/s", flush=True)
     for bot, scale in (("greedy", 1), ("heuristic", 10)):
         for label, python in (("compiled loop", False), ("--python-referee", True)):
-            size = max(200, games // scale // (10 if python else 1))
+            size = max(200, games // scale // (10 if python else 1))  # each league a few seconds
             runs = [measure(out, f"{bot}-{python}-{i}", size, 0, bot, python) for i in range(repeats)]
             r = max(runs, key=lambda r: r["games_per_s"])
             print(f"  {bot} vs {bot}, --workers 0, {label:<17} {r['games_per_s']:9,.0f} games/s "
@@ -158,7 +158,8 @@ def child_memory(out: str, games: int, workers: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller leagues")
-    parser.add_argument("--games", type=int, help="games per throughput league (default 20,000; quick 5,000)")
+    parser.add_argument("--games", type=int, help="games of the compiled greedy league (default 100,000; quick "
+                        "20,000); the others a tenth or a hundredth of it, Ray's twice it")
     parser.add_argument("--memory-games", type=int, help="games of the memory league (default 1,000,000; quick 100,000)")
     parser.add_argument("--referee-only", action="store_true", help="only the compiled loop and referee part")
     parser.add_argument("--child-memory", nargs=3, metavar=("OUT", "GAMES", "WORKERS"), help=argparse.SUPPRESS)
@@ -166,7 +167,7 @@ def main() -> None:
     if args.child_memory:
         child_memory(args.child_memory[0], int(args.child_memory[1]), int(args.child_memory[2]))
         return
-    games = args.games or (5000 if args.quick else 20000)
+    games = args.games or (20000 if args.quick else 100000)
     repeats = 2 if args.quick else 3
     memory_games = args.memory_games or (100000 if args.quick else 1000000)
     with tempfile.TemporaryDirectory(prefix="league-bench-") as tmp:
@@ -174,8 +175,8 @@ def main() -> None:
         referee_section(out, games, repeats)
         if args.referee_only:
             return
-        driver_section(out, max(games, 20000), repeats)
-        ray_games = 5 * games  # long enough for the batches to settle at their size
+        driver_section(out, games, repeats)
+        ray_games = 2 * games  # long enough for the batches to settle at their size
         print(f"greedy vs greedy through Ray (compiled loop), {ray_games:,} games per league, on {os.cpu_count()} CPUs",
               flush=True)
         rows = {}

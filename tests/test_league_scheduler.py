@@ -81,7 +81,7 @@ def test_slices_of_a_schedule_are_its_games(players, seats, match, self_play):
     every = list(league_games(config))
     assert every == list(schedule(5, players, 4, seats, 3, match, self_play))
     n = len(every)
-    for start, stop in [(0, n), (0, 1), (1, 7), (n // 4 - 1, n // 4 + 3), (n // 2, n), (n - 2, n), (n, n)]:
+    for start, stop in [(0, n), (n // 2, n), (n, n)] + [(i, i + 5) for i in range(n)]:
         part = Slice(start, stop)
         assert games_of(config, part) == every[start:stop]
         assert unpack_games(config, pack_games(part)) == every[start:stop]

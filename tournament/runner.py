@@ -48,7 +48,7 @@ CONFIG_FILE = "config.yaml"
 STANDINGS_FILE = "standings.csv"
 LOCK_FILE = ".lock"
 TARGET_TASK_SECONDS = 0.5  # batches sized to take about this long on a worker
-MAX_BATCH = 2000
+MAX_BATCH = 5000  # games per task at most: a compiled greedy batch of 5,000 takes about TARGET_TASK_SECONDS
 
 log = logging.getLogger(__name__)
 

@@ -26,6 +26,7 @@ import itertools
 import math
 from collections.abc import Iterator
 from hashlib import blake2b
+from operator import itemgetter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -120,13 +121,15 @@ class GameSpec(NamedTuple):
 
 def game_id(table: int, deal: int, arrangement: int) -> str:
     """``t<table>-d<deal>-a<arrangement>``, zero-padded so ids sort in schedule order."""
-    head, tail = _id_around(table, arrangement)
-    return f"{head}{deal:05d}{tail}"
+    return f"{_id_head(table)}{deal:05d}{_id_tail(arrangement)}"
 
 
-def _id_around(table: int, arrangement: int) -> tuple[str, str]:
-    """A game id's text before and after its deal number."""
-    return f"t{table:03d}-d", f"-a{arrangement:02d}"
+def _id_head(table: int) -> str:
+    return f"t{table:03d}-d"
+
+
+def _id_tail(arrangement: int) -> str:
+    return f"-a{arrangement:02d}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,10 +147,7 @@ def league_games(config: dict, part: Slice | None = None) -> Iterator[GameSpec]:
             config["match"], config["self_play"])
     if part is None:
         return schedule(*args)
-    per_deal = count_games(*args[:2], 1, *args[3:4], *args[5:])
-    first = part.start // per_deal
-    skip = first * per_deal
-    return itertools.islice(schedule(*args, first_deal=first), part.start - skip, part.stop - skip)
+    return itertools.islice(schedule(*args, start=part.start), part.stop - part.start)
 
 
 def games_of(config: dict, batch: list[GameSpec] | Slice) -> list[GameSpec]:
@@ -182,34 +182,54 @@ def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = 
 
 
 def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
-             match: str = "game", self_play: bool = False, first_deal: int = 0) -> Iterator[GameSpec]:
+             match: str = "game", self_play: bool = False, start: int = 0) -> Iterator[GameSpec]:
     """Every game of a league, deal by deal, table by table, arrangement by arrangement.
 
-    A generator: a league of millions of games costs no memory to schedule. Deal-major order
-    means every table makes progress together, so the standings are fair at any moment.
-    With ``match="series"`` each scheduled game becomes the two games of a series, one after the
+    Lazy: a league of millions of games costs no memory to schedule. Deal-major order means
+    every table makes progress together, so the standings are fair at any moment. With
+    ``match="series"`` each scheduled game becomes the two games of a series, one after the
     other (see ``series_games``). With ``self_play`` each deal ends with the self tables (one
     game each, arrangement 0); the round-robin's games are the same as without it.
-    ``first_deal``: start at that deal (the games before it left out).
+    ``start``: begin at that position of the schedule (0-based; the games before it are not made).
     """
     if match not in MATCHES:
         raise ValueError(f"match must be one of {', '.join(MATCHES)}, not {match!r}")
     all_tables = tables(n_bots, players)
     n_round_robin = len(all_tables)
     all_tables += self_tables(n_bots, players) if self_play else []
-    all_arrangements = arrangements(players, seats)
-    # per deal, the same lineups in the same order: worked out once (a league may have millions of games)
-    lineups = [(t, a, *_id_around(t, a), tuple(members[i] for i in arr))
-               for t, members in enumerate(all_tables)
-               for a, arr in enumerate(all_arrangements if t < n_round_robin else all_arrangements[:1])]
+    lineups = arrangements(players, seats)
+    per_match = SERIES_GAMES if match == "series" else 1
+    per_deal = (n_round_robin * len(lineups) + len(all_tables) - n_round_robin) * per_match
+    first_deal, at = divmod(start, per_deal)
+    # where ``start`` falls in its deal: whole round-robin tables, then self tables, then games
+    skip = min(at // (len(lineups) * per_match), n_round_robin)
+    at -= skip * len(lineups) * per_match
+    if skip == n_round_robin:
+        skip, at = skip + at // per_match, at % per_match
+    first_table, first_arrangement = skip, at // per_match
+    games = _games(all_tables, n_round_robin, lineups, deals, seed, match == "series", first_deal,
+                   first_table, first_arrangement)
+    return itertools.islice(games, at % per_match, None)
+
+
+def _games(all_tables, n_round_robin, lineups, deals, seed, series, first_deal, first_table,
+           first_arrangement) -> Iterator[GameSpec]:
+    """``schedule``'s games from deal ``first_deal``, table ``first_table``, arrangement
+    ``first_arrangement`` on (tables and arrangements counted from 0 in every later deal)."""
+    seats_of = [itemgetter(*arr) for arr in lineups]  # a table's members in each seat (2+ seats: a tuple)
+    tails = [_id_tail(a) for a in range(len(lineups))]
+    heads = [_id_head(t) for t in range(len(all_tables))]
     for d in range(first_deal, deals):
         dseed = deal_seed(seed, d)
-        for t, a, head, tail, seats in lineups:
-            spec = GameSpec(f"{head}{d:05d}{tail}", t, d, a, dseed, seats)
-            if match == "series":
-                yield from series_games(spec)
-            else:
-                yield spec
+        for t in range(first_table if d == first_deal else 0, len(all_tables)):
+            members, head = all_tables[t], heads[t]
+            a0 = first_arrangement if d == first_deal and t == first_table else 0
+            for a in range(a0, len(lineups) if t < n_round_robin else 1):
+                spec = GameSpec(f"{head}{d:05d}{tails[a]}", t, d, a, dseed, seats_of[a](members))
+                if series:
+                    yield from series_games(spec)
+                else:
+                    yield spec
 
 
 def series_games(spec: GameSpec) -> list[GameSpec]:
