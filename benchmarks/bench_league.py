@@ -1,9 +1,9 @@
 """League throughput and driver capacity: the compiled loop against the engine's own speed, what
 the driver alone can receive and write, then Ray with 1 and 2 workers, then driver memory.
 
-    python benchmarks/bench_league.py                  # about 8 minutes on 2 cores (quiet ones)
+    python benchmarks/bench_league.py                  # about 9 minutes on 2 cores (quiet ones)
     python benchmarks/bench_league.py --quick          # about 3 minutes: smaller leagues, 100,000-game memory run
-    python benchmarks/bench_league.py --referee-only   # the first part only (about 1 minute)
+    python benchmarks/bench_league.py --referee-only   # the first part only (about 2 minutes)
 
 Every league is 2 players, rotated seats, full records written as Parquet, no MLflow; games/s
 counts the playing only (starting and stopping Ray, about 10 s here, is left out). Each setting
