@@ -199,17 +199,19 @@ def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
     all_tables += self_tables(n_bots, players) if self_play else []
     lineups = arrangements(players, seats)
     per_match = SERIES_GAMES if match == "series" else 1
-    per_deal = (n_round_robin * len(lineups) + len(all_tables) - n_round_robin) * per_match
-    first_deal, at = divmod(start, per_deal)
-    # where ``start`` falls in its deal: whole round-robin tables, then self tables, then games
-    skip = min(at // (len(lineups) * per_match), n_round_robin)
-    at -= skip * len(lineups) * per_match
-    if skip == n_round_robin:
-        skip, at = skip + at // per_match, at % per_match
-    first_table, first_arrangement = skip, at // per_match
+    # where ``start`` falls: its deal, then its table (a round-robin table plays every lineup, a
+    # self table one), its lineup, and its game of the series
+    first_deal, at = divmod(start, count_games(n_bots, players, 1, seats, match, self_play))
+    round_robin_games = n_round_robin * len(lineups) * per_match
+    if at < round_robin_games:
+        first_table, at = divmod(at, len(lineups) * per_match)
+    else:
+        first_table, at = divmod(at - round_robin_games, per_match)
+        first_table += n_round_robin
+    first_arrangement, skip = divmod(at, per_match)
     games = _games(all_tables, n_round_robin, lineups, deals, seed, match == "series", first_deal,
                    first_table, first_arrangement)
-    return itertools.islice(games, at % per_match, None)
+    return itertools.islice(games, skip, None)
 
 
 def _games(all_tables, n_round_robin, lineups, deals, seed, series, first_deal, first_table,
