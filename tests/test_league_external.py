@@ -32,7 +32,7 @@ def test_a_program_is_kept_between_games_and_reset(tmp_path):
     config = league(tmp_path, [external("logger", "log", str(log)), "random"], deals=3, time_limit=0.5)
     try:
         cfg, t = play(config)
-        (kept,) = [k for _, _, k in _CONTEXTS.values()]
+        (kept,) = [c.kept for c in _CONTEXTS.values()]
         process = kept[("logger", 0)].process
         assert process.poll() is None  # still running after the batch, for the next one
     finally:

@@ -13,7 +13,7 @@ import logging
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 
@@ -31,19 +31,25 @@ class LeagueError(RuntimeError):
     """A league that cannot start or go on; the message says why and what to do."""
 
 
-# Per process: the seats and variant of the config in play, and its kept bots (external programs,
-# running from game to game; closed when the config changes, the backend closes or the process exits).
-_CONTEXTS: dict[str, tuple[list[Seat], str, dict[tuple[str, int], Bot]]] = {}
-# and how the compiled loop plays that config (None: every game through the Python referee)
-_PLANS: dict[str, Plan | None] = {}
+class _Context(NamedTuple):
+    """What a process keeps for the config in play."""
+
+    seats: list[Seat]
+    variant: str
+    kept: dict[tuple[str, int], Bot]  # external programs running from game to game
+    plan: Plan | None  # how the compiled loop plays the config (None: every game by the referee)
+
+
+# Per process, the config in play (the kept programs are closed when the config changes, the
+# backend closes or the process exits).
+_CONTEXTS: dict[str, _Context] = {}
 
 
 def close_kept_bots() -> None:
     """Close the programs this process keeps between games (and forget the config)."""
-    for _, _, kept in _CONTEXTS.values():
-        close_bots(kept.values())
+    for context in _CONTEXTS.values():
+        close_bots(context.kept.values())
     _CONTEXTS.clear()
-    _PLANS.clear()
 
 
 atexit.register(close_kept_bots)
@@ -88,23 +94,22 @@ def play_packed(config: dict[str, Any], games: tuple[tuple, ...] | Slice, run_id
     return play_batch(config, unpack_games(config, games), run_id, part)
 
 
-def _context(config: dict[str, Any]) -> str:
-    """The key of this process's context for ``config`` (made on first use)."""
+def _context(config: dict[str, Any]) -> _Context:
+    """This process's context for ``config`` (made on first use)."""
     key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY or k == "python_referee"))
     if key not in _CONTEXTS:
         close_kept_bots()
-        _CONTEXTS[key] = (league_seats(config), config["variant"], {})
-        _PLANS[key] = compiled_plan(config)
+        _CONTEXTS[key] = _Context(league_seats(config), config["variant"], {}, compiled_plan(config))
         # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
         # it out of the garbage collector's way, which games allocate heavily against (no
         # collection first: it takes a fifth of a second in a driver that has imported the analysis).
         gc.freeze()
-    return key
+    return _CONTEXTS[key]
 
 
 def compiled_plan_for(config: dict[str, Any], specs: list[GameSpec]) -> Plan | None:
     """The plan ``play_batch`` plays these games with (the compiled loop), or None (the referee)."""
-    plan = _PLANS[_context(config)]
+    plan = _context(config).plan
     return plan if plan is not None and compiled_batch(specs) else None
 
 
@@ -112,10 +117,10 @@ def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> d
     plan = compiled_plan_for(config, specs)
     if plan is not None:
         return play_compiled(plan, specs, run_id)
-    bots, variant, kept = _CONTEXTS[_context(config)]
+    context = _context(config)
     buf = RecordBuffer()
     for spec in specs:
-        play_game(spec, [bots[b] for b in spec.seats], variant, buf, kept)
+        play_game(spec, [context.seats[b] for b in spec.seats], context.variant, buf, context.kept)
     return buf.to_tables(run_id)
 
 
