@@ -127,17 +127,22 @@ cdef void drafts_init(Drafts* x, const State* s) noexcept nogil:
     x.s, x.b = s, &s.boards[s.to_move]
     x.falls0 = project(x.b, s.gray, &w)
     x.points0 = w.points
-    x.base = w.points - floor_cost(w.floor_n)
+    x.base = w.points - COST[w.floor_n]
     x.known = 0
+
+cdef inline int all_to_floor(const Drafts* x, int src, int tiles) noexcept nogil:
+    """The floor's slots filled if all ``tiles`` taken from ``src`` (and the marker, the first
+    time the centre is taken) went to the floor."""
+    return x.b.floor_n + tiles + (src == CENTRE and x.s.marker == NO_SEAT)
 
 cdef inline int draft_value(Drafts* x, int code, int* placed) noexcept nogil:
     """Greedy's value of a draft move: the change in round_value it causes."""
     cdef int src = code // 30, c = (code // 6) % 5, n = x.s.source[src][c]
-    return value_of(x, c, code % 6, n, x.b.floor_n + n + (src == CENTRE and x.s.marker == NO_SEAT), placed)
+    return value_of(x, c, code % 6, n, all_to_floor(x, src, n), placed)
 
 cdef inline int value_of(Drafts* x, int c, int d, int n, int floor_n, int* placed) noexcept nogil:
-    """draft_value of taking ``n`` tiles of colour ``c`` to destination ``d``; ``floor_n``: the
-    floor's slots filled if every tile (and the marker, from the centre) went to the floor."""
+    """draft_value of taking ``n`` tiles of colour ``c`` to destination ``d``; ``floor_n``:
+    all_to_floor of the move."""
     cdef const Board* b = x.b
     cdef Wall w
     cdef int put_n = 0, points = x.points0, falls = x.falls0
@@ -203,7 +208,7 @@ cdef int greedy_draft(const State* s, Rng* rng, int* count) noexcept nogil:
             tiles = s.source[src][c]
             if tiles:
                 mask = dest_mask(x.b, c)
-                floor_n = x.b.floor_n + tiles + (src == CENTRE and s.marker == NO_SEAT)
+                floor_n = all_to_floor(&x, src, tiles)
                 for d in range(6):
                     if (mask >> d) & 1:
                         consider((src * 5 + c) * 6 + d, value_of(&x, c, d, tiles, floor_n, &placed) * 16 + placed,
