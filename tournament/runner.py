@@ -24,7 +24,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,14 +41,13 @@ from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
 from .records import (RUN_FILE, SCHEMAS, BufferedWriter, Committed, RecordBuffer, done_game_ids, has_records,
                       new_run_id, read_committed, run_id_of, save_run_id)
 from .repair import RepairReport, drop_duplicate_games, repair
+from .batches import BatchSizer, Listed, Slices
 from .scheduler import GameSpec, Slice, games_of, league_games, series_id
 from .standings import BotStanding, Tally, league_standings, league_tally
 
 CONFIG_FILE = "config.yaml"
 STANDINGS_FILE = "standings.csv"
 LOCK_FILE = ".lock"
-TARGET_TASK_SECONDS = 0.5  # batches sized to take about this long on a worker
-MAX_BATCH = 5000  # games per task at most: a compiled greedy batch of 5,000 takes about TARGET_TASK_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -279,10 +278,10 @@ def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmi
     # whose batches no hook reads in full; the driver then only tracks what they commit.
     workers_write = config.ray.write == "workers" and on_games is None and games is None
     if games is None and not done:  # a fresh league: slices of its schedule, each built by its task
-        pending: _Slices | _Listed = _Slices(summary.total, config.match == "series")
+        pending: Slices | Listed = Slices(summary.total, config.match == "series")
     else:
-        pending = _Listed(s for s in (league_games(cfg) if games is None else games) if s.game_id not in done)
-    sizer = _BatchSizer(config.batch_games, remaining, backend.concurrency)
+        pending = Listed(s for s in (league_games(cfg) if games is None else games) if s.game_id not in done)
+    sizer = BatchSizer(config.batch_games, remaining, backend.concurrency)
     writer = BufferedWriter(run_dir, config.flush_seconds, on_written)
     in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, int] | None]] = {}
     retry: list[tuple[list[GameSpec], int]] = []
@@ -356,40 +355,6 @@ def _few_collections():
         gc.unfreeze()
 
 
-class _Listed:
-    """The games to play, one by one (a resumed league's, or a study's)."""
-
-    def __init__(self, games: Iterator[GameSpec]):
-        self.games = games
-
-    def take(self, n: int) -> list[GameSpec]:
-        """The next ``n`` games, or one more: the two games of a series go to the same task."""
-        batch = []
-        for spec in self.games:
-            batch.append(spec)
-            if len(batch) >= n and spec.series_game != 1:
-                break
-        return batch
-
-
-class _Slices:
-    """The games of a fresh league, as slices of its schedule: the driver builds none of them."""
-
-    def __init__(self, total: int, series: bool):
-        self.total, self.series, self.next = total, series, 0
-
-    def take(self, n: int) -> Slice | None:
-        """The next ``n`` games, or one more: the two games of a series go to the same task."""
-        start = self.next
-        stop = min(start + n, self.total)
-        if self.series and stop % 2:  # a series' games are schedule positions 2k and 2k + 1
-            stop += 1
-        if start >= stop:
-            return None
-        self.next = stop
-        return Slice(start, stop)
-
-
 def _accept(tables, done, writer, tally, summary, sizer):
     if isinstance(tables, Committed):  # a part a task wrote: recorded already, only counted here
         tables = tables.tables
@@ -443,32 +408,6 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
                            ("floor_penalty_total", 0)):
             buf.columns["results"][key].append(value)
     return buf.to_tables(run_id)
-
-
-class _BatchSizer:
-    """Games per task: fixed by the config, or sized from the games' measured duration."""
-
-    def __init__(self, fixed: int | None, remaining: int, workers: int):
-        self.fixed = fixed
-        self.remaining = remaining
-        self.workers = max(1, workers)
-        self.games = 0
-        self.seconds = 0.0
-
-    def observe(self, games: int, seconds: float) -> None:
-        self.games += games
-        self.seconds += seconds
-        self.remaining -= games
-
-    def size(self) -> int:
-        if self.fixed:
-            return self.fixed
-        if not self.games:
-            return 4  # a first probe
-        per_game = max(self.seconds / self.games, 1e-5)
-        want = int(TARGET_TASK_SECONDS / per_game)
-        share = self.remaining // (2 * self.workers)  # keep the end of the league balanced
-        return max(1, min(want, MAX_BATCH, max(share, 1)))
 
 
 class _Reporter:
