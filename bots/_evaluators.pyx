@@ -11,7 +11,7 @@ the ones it uses. A new one is a subclass here plus its entry in ``EVALUATORS`` 
 """
 from libc.math cimport exp
 
-from engine._core cimport State, Board
+from engine._core cimport Core, State, Board, REFILL
 from bots._policies cimport Weights, evaluate, default_weights
 
 
@@ -46,6 +46,16 @@ cdef class Evaluator:
 
     cdef void values(self, const State* s, double* values) noexcept nogil:
         pass
+
+    def value(self, state):
+        """Each seat's value of a GameState at a round's end (phase refill), as the search gets it."""
+        cdef Core core = state._core
+        cdef double out[4]
+        if core.s.phase != REFILL:
+            raise ValueError(f"mcts: an evaluator values a position at a round's end (phase refill), "
+                             f"not in phase {state.phase}")
+        self.values(&core.s, out)
+        return [out[p] for p in range(core.s.players)]
 
 
 cdef class HeuristicValue(Evaluator):
