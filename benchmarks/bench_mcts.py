@@ -7,6 +7,8 @@
     python benchmarks/bench_mcts.py --compare-with 1c18aae   # this checkout against the search of a
                                                          # git revision (or of a folder holding a
                                                          # checkout built in place), alternately
+    python benchmarks/bench_mcts.py --compare-with 1c18aae --only default --repeats 25
+                                                         # one setting, more searches: less noise
 
 The target is at least 50,000 iterations/s with the default settings (5,000 iterations per move)
 from both positions.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -127,7 +130,7 @@ def checkout(where: str) -> Path:
     return folder
 
 
-def compare(other: str, iterations: int, repeats: int) -> None:
+def compare(other: str, settings: list, iterations: int, repeats: int) -> None:
     """This checkout's search against `other`'s, each timed search asked of the two in turn."""
     folder = checkout(other)
     other = folder.name if Path(other).is_dir() else other
@@ -141,9 +144,10 @@ def compare(other: str, iterations: int, repeats: int) -> None:
         return json.loads(workers[name].stdout.readline())
 
     print(f"MCTS iterations/s on one core, this checkout against {other}: {iterations} iterations "
-          f"per search, best of {repeats}, asked alternately (CPU time of each worker)")
-    print(f"{'settings':<22} {'position':<9} {'this':>10} {other:>10} {'this / ' + other:>14}")
-    for label, _ in SETTINGS:
+          f"per search, best of {repeats}, asked alternately (CPU time of each worker); x: this "
+          f"checkout's speed over {other}'s, of the best and of the median searches")
+    print(f"{'settings':<22} {'position':<9} {'this':>10} {other:>10} {'x best':>7} {'x median':>9}")
+    for label, _ in settings:
         for where in POSITIONS:
             times = {name: [] for name in workers}
             for r in range(repeats + 1):              # the first search of each grows its pool
@@ -151,8 +155,11 @@ def compare(other: str, iterations: int, repeats: int) -> None:
                     times[name].append(ask(name, [label, where, iterations]))
             best = {name: None if None in t else min(t[1:]) for name, t in times.items()}
             rates = [f"{iterations / b:10,.0f}" if b else f"{'-':>10}" for b in best.values()]
-            ratio = f"{best[other] / best['this']:14.3f}" if None not in best.values() else f"{'-':>14}"
-            print(f"{label:<22} {where:<9} {rates[0]} {rates[1]} {ratio}")
+            ratios = f"{'-':>7} {'-':>9}"
+            if None not in best.values():
+                median = {name: statistics.median(t[1:]) for name, t in times.items()}
+                ratios = f"{best[other] / best['this']:7.3f} {median[other] / median['this']:9.3f}"
+            print(f"{label:<22} {where:<9} {rates[0]} {rates[1]} {ratios}")
     for process in workers.values():
         process.stdin.close()
         process.wait()
@@ -167,14 +174,17 @@ def main() -> None:
     parser.add_argument("--compare-with", metavar="REV_OR_DIR",
                         help="time this checkout's search against a git revision's (or a folder's, "
                              "holding a checkout built in place), alternately")
+    parser.add_argument("--only", metavar="TEXT", default="",
+                        help="only the settings whose label holds TEXT (e.g. heuristic)")
     parser.add_argument("--worker", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker()
     iterations = args.iterations
     repeats = 1 if args.quick else args.repeats
+    settings = [(label, params) for label, params in SETTINGS if args.only in label]
     if args.compare_with:
-        return compare(args.compare_with, iterations, repeats)
+        return compare(args.compare_with, settings, iterations, repeats)
     positions = {name: build() for name, build in POSITIONS.items()}
     shown = ", ".join(f"{k}={v}" for k, v in DEFAULTS.items()
                       if k not in ("seconds", "iterations", "max_nodes"))
@@ -182,7 +192,7 @@ def main() -> None:
     print(f"defaults: {shown}")
     print(f"{'settings':<22}" + "".join(f"{name:>14}" for name in positions))
     failed = False
-    for label, params in SETTINGS:
+    for label, params in settings:
         rates = [rate(state, params, iterations, repeats) for state in positions.values()]
         print(f"{label:<22}" + "".join(f"{r:>14,.0f}" for r in rates))
         if label == "default":
