@@ -6,8 +6,8 @@ The search plays each rollout to its cut-off (the bot's ``rollout`` and ``cutoff
 game is valued by its result (``result_values``: the share of opponents beaten); a position at a
 round's end, the game not over, by the bot's evaluator, chosen by its ``evaluator`` parameter from
 ``EVALUATORS``. An evaluator is a subclass of ``Evaluator`` whose ``values`` runs in C without
-the GIL; it is built once per bot with the bot's settings as keywords (``value_scale``) and reads
-the ones it uses. A new one is a subclass here plus its entry in ``EVALUATORS`` (docs/bots.md).
+the GIL; it is built once per bot with the bot's parameters as keywords (``value_scale=8.0, ...``)
+and reads the ones it uses. A new one is a subclass here plus its entry in ``EVALUATORS`` (docs/bots.md).
 """
 from libc.math cimport exp
 
@@ -64,7 +64,7 @@ cdef class HeuristicValue(Evaluator):
     cdef Weights weights
     cdef double scale
 
-    def __init__(self, *, double value_scale, **other):
+    def __init__(self, *, double value_scale, **parameters):
         default_weights(&self.weights)
         self.scale = value_scale
 
@@ -90,7 +90,7 @@ cdef class ScoreValue(Evaluator):
     """The result as if the game ended where the rollout stopped: the share of opponents behind
     on points (then complete rows; a tie counts half), end-of-game bonuses not counted."""
 
-    def __init__(self, **settings):
+    def __init__(self, **parameters):
         pass
 
     cdef void values(self, const State* s, double* values) noexcept nogil:
@@ -101,10 +101,10 @@ cdef class ScoreValue(Evaluator):
 EVALUATORS = {"heuristic": HeuristicValue, "score": ScoreValue}
 
 
-def make_evaluator(str name, **settings):
-    """The evaluator registered as ``name``, built with the bot's settings (``value_scale=...``)."""
+def make_evaluator(str name, **parameters):
+    """The evaluator registered as ``name``, built with the bot's parameters (``value_scale=...``)."""
     try:
         cls = EVALUATORS[name]
     except KeyError:
         raise ValueError(f"mcts: unknown evaluator {name!r} (known: {', '.join(EVALUATORS)})") from None
-    return cls(**settings)
+    return cls(**parameters)

@@ -110,7 +110,8 @@ class MCTSBot(Bot):
         seconds = self.seconds if iterations is None else None
         if self._search is None:
             self._search = _mcts.Search(self.max_nodes)
-            self._evaluator = _evaluators.make_evaluator(self.evaluator, value_scale=self.value_scale)
+            self._evaluator = _evaluators.make_evaluator(
+                self.evaluator, **{name: getattr(self, name) for name in bot_parameters("mcts")})
         if seconds is not None:
             budget = 1 << 62
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
