@@ -8,6 +8,7 @@ extensions = [
     Extension("engine._core", ["engine/_core.pyx"], extra_compile_args=FLAGS),
     Extension("engine._rl", ["engine/_rl.pyx"], extra_compile_args=FLAGS),
     Extension("bots._policies", ["bots/_policies.pyx"], extra_compile_args=FLAGS),
+    Extension("bots._evaluators", ["bots/_evaluators.pyx"], extra_compile_args=FLAGS),
     Extension("bots._mcts", ["bots/_mcts.pyx"], extra_compile_args=FLAGS),
     Extension("tournament._fastloop", ["tournament/_fastloop.pyx"], extra_compile_args=FLAGS),
 ]

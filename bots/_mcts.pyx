@@ -4,18 +4,17 @@
 The tree lives in one preallocated pool of nodes (C array, grown with realloc, reset per search).
 A node is expanded on its second visit, all children at once, in an order shuffled with the
 search's own generator. Every iteration copies the root state (struct assignment), descends by
-UCT on the value of the seat to move, and runs a rollout from the leaf. The tree stops at the
-end of a round (phase REFILL: the next deal is chance); below it the rollout either evaluates
-the position (cutoff "round") or deals with the search's own generator and plays on to the end
-of the game (cutoff "game"). The referee's generator is never seen: a State holds none.
+UCT on the value of the seat to move, rolls out from the leaf and backs up each seat's value.
+The tree stops at the end of a round (phase REFILL: the next deal is chance). The rollout
+(``roll_out``: a policy and a cut-off) plays on from the leaf to the round's end (cutoff "round")
+or, dealing with the search's own generator, to the end of the game (cutoff "game"); what it
+reaches is valued by the game's result when the game is over, else by the bot's evaluator
+(bots/_evaluators.pyx). The referee's generator is never seen: a State holds none.
 
-Values are per seat in [0, 1]: at the end of the game, the share of opponents beaten (1 first,
-0 last, ties half: the average of shared ranks); at a cut-off, the same with each pairwise result
-softened to sigmoid((value_p - value_q) / scale), from the heuristic's evaluation in points.
-A node stores the total value of the seat that moved into it, so that the parent's seat to move
-picks its child by its own mean.
+Values are per seat in [0, 1] (see bots/_evaluators.pyx). A node stores the total value of the
+seat that moved into it, so that the parent's seat to move picks its child by its own mean.
 """
-from libc.math cimport log, sqrt, exp
+from libc.math cimport log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -23,8 +22,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT,
                            gen_moves, apply_move, random_move, deal_random, rng_next, rng_below,
                            MAX_MOVES)
-from bots._policies cimport (Weights, greedy_move, heuristic_move, evaluate, default_weights,
-                             keep_allowed)
+from bots._policies cimport Weights, greedy_move, heuristic_move, default_weights, keep_allowed
+from bots._evaluators cimport Evaluator, result_values
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -84,11 +83,29 @@ cdef uint64_t state_hash(const State* s) noexcept nogil:
     return h
 
 
-cdef int complete_rows(const Board* b) noexcept nogil:
-    cdef int r, n = 0
-    for r in range(5):
-        n += b.row_mask[r] == 31
-    return n
+cdef struct Rollout:
+    int policy               # ROLLOUT_RANDOM, ROLLOUT_GREEDY or ROLLOUT_HEURISTIC
+    bint to_game_end         # cutoff "game": deal the next rounds and play on
+    Weights weights          # the heuristic policy's
+
+
+cdef void roll_out(State* s, const Rollout* r, Rng* rng) noexcept nogil:
+    """Play on from s with the rollout's policy to its cut-off: the game's end or, unless
+    to_game_end, the round's end (phase REFILL)."""
+    cdef int code
+    while s.phase != OVER:
+        if s.phase == REFILL:
+            if not r.to_game_end:
+                return
+            deal_random(s, rng)
+            continue
+        if r.policy == ROLLOUT_RANDOM:
+            code = random_move(s, rng)
+        elif r.policy == ROLLOUT_GREEDY:
+            code = greedy_move(s, rng)
+        else:
+            code = heuristic_move(s, rng, &r.weights)
+        apply_move(s, code)
 
 
 cdef class Search:
@@ -97,9 +114,9 @@ cdef class Search:
     cdef int32_t n_nodes, capacity, max_nodes
     cdef State root
     cdef Rng rng
-    cdef Weights weights
-    cdef double exploration, scale
-    cdef int rollout_kind, cutoff_game
+    cdef double exploration
+    cdef Rollout rollout
+    cdef Evaluator evaluator
     cdef int root_moves[MAX_MOVES]
     cdef int n_root_moves    # the root's children when restricted (run's allowed), else -1
     cdef public long long iterations_done
@@ -112,7 +129,7 @@ cdef class Search:
             raise MemoryError("mcts: cannot allocate the node pool")
         self.n_nodes = 0
         self.n_root_moves = -1
-        default_weights(&self.weights)
+        default_weights(&self.rollout.weights)
 
     def __dealloc__(self):
         free(self.nodes)
@@ -122,8 +139,11 @@ cdef class Search:
 
     # ------------------------------------------------------------ the entry point from Python
     def run(self, state, seed, long long iterations, double seconds, double exploration,
-            str rollout, str cutoff, double scale, allowed=None):
+            str rollout, str cutoff, Evaluator evaluator not None, allowed=None):
         """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap).
+
+        ``rollout`` and ``cutoff``: names in ROLLOUTS and CUTOFFS; ``evaluator`` values the
+        positions the rollouts stop at before the game's end (bots/_evaluators.pyx).
 
         ``allowed``: move codes; the root then has a child only for each legal move in it (a
         ValueError when none is legal), and the search below it is unchanged. None: every legal
@@ -137,9 +157,9 @@ cdef class Search:
                                              allowed)
         self.root = core.s                   # a copy: the shown state is never touched
         self.exploration = exploration
-        self.scale = scale
-        self.rollout_kind = ROLLOUTS[rollout]
-        self.cutoff_game = CUTOFFS[cutoff]
+        self.rollout.policy = ROLLOUTS[rollout]
+        self.rollout.to_game_end = CUTOFFS[cutoff]
+        self.evaluator = evaluator
         self.rng.s = (mix64(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF) ^ 0x5851F42D4C957F2D)
                       ^ state_hash(&self.root))
         self.n_nodes = 1
@@ -184,7 +204,11 @@ cdef class Search:
                 idx = child
                 if depth == MAX_DEPTH - 1:
                     break
-            self.playout(&st, values)
+            roll_out(&st, &self.rollout, &self.rng)
+            if st.phase == OVER:
+                result_values(&st, values)
+            else:
+                self.evaluator.values(&st, values)
             self.nodes[0].visits += 1
             for d in range(1, depth + 1):
                 nd = &self.nodes[path[d]]
@@ -248,59 +272,6 @@ cdef class Search:
                 best_score = score
                 best = first + i
         return best
-
-    cdef void playout(self, State* s, double* values) noexcept nogil:
-        """Play on from s with the rollout policy to the cut-off; write each seat's value."""
-        cdef int code
-        while True:
-            if s.phase == OVER:
-                self.final_values(s, values)
-                return
-            if s.phase == REFILL:
-                if not self.cutoff_game:
-                    self.cutoff_values(s, values)
-                    return
-                deal_random(s, &self.rng)
-                continue
-            if self.rollout_kind == ROLLOUT_RANDOM:
-                code = random_move(s, &self.rng)
-            elif self.rollout_kind == ROLLOUT_GREEDY:
-                code = greedy_move(s, &self.rng)
-            else:
-                code = heuristic_move(s, &self.rng, &self.weights)
-            apply_move(s, code)
-
-    cdef void final_values(self, const State* s, double* values) noexcept nogil:
-        """Share of opponents beaten (score, then complete rows; a tie counts half)."""
-        cdef int p, q, n = s.players, sp, sq
-        cdef double v
-        for p in range(n):
-            v = 0
-            for q in range(n):
-                if q == p:
-                    continue
-                sp = s.boards[p].score * 8 + complete_rows(&s.boards[p])
-                sq = s.boards[q].score * 8 + complete_rows(&s.boards[q])
-                v += 1.0 if sp > sq else (0.5 if sp == sq else 0.0)
-            values[p] = v / (n - 1)
-
-    cdef void cutoff_values(self, const State* s, double* values) noexcept nogil:
-        """The soft share of opponents beaten, from evaluate's estimate of each seat."""
-        cdef int p, q, n = s.players
-        cdef double e[4]
-        cdef double v
-        for p in range(n):
-            # evaluate is p's value minus the best opponent's: min(., 0) is p's value minus the
-            # best value of all, so differences between seats are differences of their values.
-            e[p] = evaluate(s, p, &self.weights)
-            if e[p] > 0:
-                e[p] = 0
-        for p in range(n):
-            v = 0
-            for q in range(n):
-                if q != p:
-                    v += 1.0 / (1.0 + exp((e[q] - e[p]) / self.scale))
-            values[p] = v / (n - 1)
 
     # ------------------------------------------------------------ results, read from Python
     def root_rows(self, int pv_length=6):

@@ -1,4 +1,5 @@
-"""The MCTS bot: UCT over the compiled engine, its search loop and rollouts in C (bots/_mcts.pyx).
+"""The MCTS bot: UCT over the compiled engine, its search loop and rollouts in C (bots/_mcts.pyx),
+the value of the positions the rollouts reach from an evaluator (bots/_evaluators.pyx).
 
 Chance (the next deal) is sampled with the bot's own generator, seeded from the bot's seed and
 the position: a search depends on nothing but the position, the seed and the parameters, and
@@ -11,9 +12,11 @@ from typing import Annotated, Literal
 from engine import GameState, Move
 from engine.notation import MOVES
 
-from . import _mcts
+from . import _evaluators, _mcts
 from .base import Bot
 from .registry import Param, bot_parameters, check_params, register
+
+EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
 
 
 @register("mcts")
@@ -32,10 +35,13 @@ class MCTSBot(Bot):
         rollout: Annotated[Literal["random", "greedy", "heuristic"], Param(
             "the policy that plays on from a leaf")] = "greedy",
         cutoff: Annotated[Literal["round", "game"], Param(
-            "round: score each rollout at the round's end with the heuristic's evaluation; "
+            "round: stop each rollout at the round's end and value it with the evaluator; "
             "game: deal the next rounds with the bot's generator and play on")] = "round",
+        evaluator: Annotated[Literal[EVALUATORS], Param(
+            "how a rollout stopped before the game's end is valued: heuristic: the heuristic's "
+            "evaluation, softened by value_scale; score: the points as they stand")] = "heuristic",
         value_scale: Annotated[float, Param(
-            "points of evaluation margin that make a 73% pairwise value at a cut-off",
+            "points of heuristic evaluation margin that make a 73% pairwise value at a cut-off",
             0.01, 1000.0)] = 8.0,
         max_nodes: Annotated[int, Param(
             "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
@@ -46,9 +52,11 @@ class MCTSBot(Bot):
         self.exploration = exploration
         self.rollout = rollout
         self.cutoff = cutoff
+        self.evaluator = evaluator
         self.value_scale = value_scale
         self.max_nodes = max_nodes
         self._search = None
+        self._evaluator = None
 
     @property
     def name(self) -> str:
@@ -64,7 +72,8 @@ class MCTSBot(Bot):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_search"] = None        # the node pool is rebuilt on first use
+        state["_search"] = None        # the node pool and the evaluator are rebuilt on first use
+        state["_evaluator"] = None
         return state
 
     # ------------------------------------------------------------ playing
@@ -101,9 +110,11 @@ class MCTSBot(Bot):
         seconds = self.seconds if iterations is None else None
         if self._search is None:
             self._search = _mcts.Search(self.max_nodes)
+            self._evaluator = _evaluators.make_evaluator(
+                self.evaluator, **{name: getattr(self, name) for name in bot_parameters("mcts")})
         if seconds is not None:
             budget = 1 << 62
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
-                         self.rollout, self.cutoff, self.value_scale, allowed)
+                         self.rollout, self.cutoff, self._evaluator, allowed)
         return self._search
 
