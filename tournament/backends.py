@@ -19,11 +19,13 @@ import pyarrow as pa
 
 from bots import Bot, bot_class, bot_maker
 from bots.external import ExternalBot
+from records.parts import write_part
+from records.tables import RecordBuffer
+from records.writer import Committed
 
 from .config import IDENTITY
 from .fastloop import Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
-from .records import Committed, RecordBuffer, write_part
 from .scheduler import GameSpec, Slice, games_of, pack_games, unpack_games
 
 
