@@ -77,7 +77,7 @@ def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str,
 
     Games between built-in compiled bots are played in C (tournament/fastloop.py), the others
     (and every game with ``python_referee``) by the Python referee; both write the same rows.
-    ``part=(run_dir, number)``: write them as that part of the run (records.write_part: temporary
+    ``part=(run_dir, number)``: write them as that part of the run (records.parts.write_part: temporary
     names, renames, ``games`` last) and return only its receipt (``ray.write: workers``)."""
     return _recorded(_play_batch(config, specs, run_id), part)
 
