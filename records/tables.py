@@ -22,9 +22,9 @@ def build_table(name: str, columns: Mapping[str, object], run_id: str) -> pa.Tab
 
     A ``games`` table may also be given the study columns (``STUDY_COLUMNS``): they are kept when
     any of their values is not null (a study's games), so a league's games stay as they were."""
-    schema = WRITE_SCHEMAS[name] if name in TABLES else None
-    if schema is None:
+    if name not in TABLES:
         raise ValueError(f"no table {name!r} (tables: {', '.join(TABLES)})")
+    schema = WRITE_SCHEMAS[name]
     study = name == "games" and any(c.name in columns for c in STUDY_COLUMNS)
     known = [c for c in columns_of(name, study) if c.name != "run_id"]
     names = {c.name for c in known}
@@ -63,7 +63,10 @@ def _array(table: str, column: str, values, kind: pa.DataType, rows: int) -> pa.
                 raise ValueError(f"the {table} table's column {column!r} is {values.type}, not {kind}")
             values = values.dictionary_encode()  # plain strings given for a dictionary column
     else:
-        values = pa.array(values, kind)
+        try:
+            values = pa.array(values, kind)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError) as exc:
+            raise ValueError(f"the {table} table's column {column!r} cannot be {kind}: {exc}") from None
     if len(values) != rows:
         raise ValueError(f"the {table} table's column {column!r} has {len(values)} values, "
                          f"not {rows} (one per game_id)")

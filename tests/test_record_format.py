@@ -113,6 +113,8 @@ def test_build_table_names_what_is_wrong():
         build_table("rounds", {**one, "seat": [0, 1]}, "r")
     with pytest.raises(ValueError, match="column 'seat' is int64, not int32"):
         build_table("rounds", {**one, "seat": pa.array([0], pa.int64())}, "r")
+    with pytest.raises(ValueError, match="column 'opener' cannot be int32"):
+        build_table("rounds", {**one, "opener": ["first"]}, "r")
     with pytest.raises(ValueError, match="no table 'round'"):
         build_table("round", one, "r")
     with pytest.raises(ValueError, match="the moves table has no column 'colour'"):
