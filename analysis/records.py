@@ -4,7 +4,7 @@ A run folder holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a 
 ``*.parquet`` parts; hidden ``.part-N.parquet.tmp`` files are never read. Several folders are
 read as one (``union_by_name``: a column missing in one run reads as null there). Only games whose
 ``games`` row exists are kept in the other tables, so orphan parts left by a killed driver do not
-count. Folders are checked first (``analysis.parts``: a damaged part raises ``DamagedRecords``),
+count. Folders are checked first (``records.checks``: a damaged part raises ``DamagedRecords``),
 each is read once, and two folders of one run are refused (``run_folders``). ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
 never load the big ``moves`` table (analysis.openings, analysis.marker).
 """
@@ -17,15 +17,17 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from .parts import PART, check_run_dir, folder_run_ids
-from .schema import TABLES
+from records.checks import check_run_dir
+from records.columns import TABLES
+from records.folder import folder_run_ids
+from records.parts import PART
 
 
 def run_folders(run_dirs: str | Path | Iterable[str | Path]) -> tuple[list[Path], list[str]]:
     """The run folders to read, each once, and notes on what was left out (a folder given twice).
 
     Raises a ``ValueError`` for a folder that is missing or holds no games, ``DamagedRecords``
-    (a ``ValueError``) for a damaged, foreign or missing part (``analysis.parts``), and a
+    (a ``ValueError``) for a damaged, foreign or missing part (``records.checks``), and a
     ``ValueError`` for two folders that hold the same run (the same ``run_id``: a copied folder,
     or two folders of older leagues of the same name, whose ``run_id`` was the league's name), whose
     games could not be told apart.
@@ -69,7 +71,7 @@ def _committed_files(run_dir: Path, name: str) -> tuple[list[Path], bool]:
     """The files of one table to read, and whether they hold recorded games only.
 
     A league writes part N of every table together and commits it by writing ``games`` part N
-    last (tournament/records.py). When the table's parts are named ``part-NNNNNN.parquet`` and
+    last (records/parts.py). When the table's parts are named ``part-NNNNNN.parquet`` and
     match the ``games`` parts one for one, there is no orphan and no row-by-row check is needed
     (a large saving on ``moves``). Otherwise the rows are checked against ``games``.
     """

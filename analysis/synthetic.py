@@ -19,11 +19,15 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from records.columns import WRITE_ORDER
+from records.parts import part_path, write_file
+from records.tables import build_table
+
 
 def synthetic_league(strengths: list[tuple[str, float]], deals: int, *, edge: float = 50.0,
                      seed: int = 0, run_id: str = "synthetic",
                      shared_luck: bool = True) -> dict[str, pl.DataFrame]:
-    """``{"games": ..., "results": ...}`` in the SPEC 5 columns (plus table, deal, arrangement)."""
+    """``{"games": ..., "results": ...}`` in the columns of a league's records (docs/league.md)."""
     rng = np.random.default_rng(seed)
     games: dict[str, list] = {k: [] for k in ("game_id", "table", "deal", "arrangement")}
     res: dict[str, list] = {k: [] for k in ("game_id", "seat", "bot", "score", "rank")}
@@ -102,36 +106,33 @@ def synthetic_multi_league(strengths: list[tuple[str, float]], deals: int, playe
 
 def _frames(games: dict[str, list], res: dict[str, list], run_id: str,
             players: int) -> dict[str, pl.DataFrame]:
-    """The ``games`` and ``results`` frames of the rows gathered by a synthetic league."""
-    n = len(games["game_id"])
-    g = pl.DataFrame({
-        "run_id": [run_id] * n, "game_id": games["game_id"],
-        "deal_seed": pl.Series([d for d in games["deal"]], dtype=pl.Int64),
-        "variant": ["colored"] * n, "num_players": pl.Series([players] * n, dtype=pl.Int32),
-        "rounds": pl.Series([5] * n, dtype=pl.Int32), "plies": pl.Series([60] * n, dtype=pl.Int32),
-        "termination": ["normal"] * n, "error": pl.Series([None] * n, dtype=pl.String),
-        "duration_s": [0.01] * n, "engine_version": ["synthetic"] * n,
-        "table": pl.Series(games["table"], dtype=pl.Int32),
-        "deal": pl.Series(games["deal"], dtype=pl.Int32),
-        "arrangement": pl.Series(games["arrangement"], dtype=pl.Int32),
-        "fault_seat": pl.Series([None] * n, dtype=pl.Int32)})
-    m = len(res["game_id"])
-    zeros = pl.Series([0] * m, dtype=pl.Int32)
-    r = pl.DataFrame({
-        "run_id": [run_id] * m, "game_id": res["game_id"],
-        "seat": pl.Series(res["seat"], dtype=pl.Int32), "bot": res["bot"],
-        "score": pl.Series(res["score"], dtype=pl.Int32),
-        "rank": pl.Series(res["rank"], dtype=pl.Int32),
-        "is_winner": [rk == 1 for rk in res["rank"]],
-        "complete_rows": zeros, "complete_columns": zeros, "complete_colors": zeros,
-        "bonus_points": zeros, "floor_penalty_total": zeros})
-    return {"games": g, "results": r}
+    """The ``games`` and ``results`` frames of the rows gathered by a synthetic league, in the
+    columns and types of a league's records (``records.tables.build_table``)."""
+    n, m = len(games["game_id"]), len(res["game_id"])
+    g = build_table("games", {
+        **games, "deal_seed": games["deal"], "variant": ["colored"] * n, "num_players": [players] * n,
+        "rounds": [5] * n, "plies": [60] * n, "termination": ["normal"] * n, "error": [None] * n,
+        "duration_s": [0.01] * n, "engine_version": ["synthetic"] * n, "fault_seat": [None] * n,
+        "series_id": [None] * n, "series_game": [None] * n}, run_id)
+    zeros = [0] * m
+    r = build_table("results", {
+        **res, "is_winner": [rk == 1 for rk in res["rank"]], "complete_rows": zeros, "complete_columns": zeros,
+        "complete_colors": zeros, "bonus_points": zeros, "floor_penalty_total": zeros}, run_id)
+    return {"games": pl.from_arrow(g), "results": pl.from_arrow(r)}
 
 
 def write_league(tables: dict[str, pl.DataFrame], run_dir: str | Path) -> Path:
-    """Write the frames of ``synthetic_league`` as a run folder (``<table>/part-000001.parquet``)."""
+    """Write the frames of ``synthetic_league`` as a run folder (``<table>/part-000001.parquet``),
+    as a league writes its parts (``records.parts``); only the tables given (no moves or rounds)."""
     run_dir = Path(run_dir)
-    for name, frame in tables.items():
+    for name in WRITE_ORDER:
+        if name not in tables:
+            continue
+        frame = tables[name]
+        run_ids = frame["run_id"].unique().to_list()
+        if len(run_ids) != 1:
+            raise ValueError(f"the {name} frame holds {len(run_ids)} run ids, not one: {run_ids[:3]}")
         (run_dir / name).mkdir(parents=True, exist_ok=True)
-        frame.write_parquet(run_dir / name / "part-000001.parquet")
+        columns = {c: frame[c].to_list() for c in frame.columns if c != "run_id"}
+        write_file(build_table(name, columns, run_ids[0]), part_path(run_dir, name, 1))
     return run_dir

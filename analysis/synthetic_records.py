@@ -1,8 +1,8 @@
 """Synthetic run folders of 2-player games, all four tables, generated fast (for benchmarks and tests).
 
 ``write_synthetic_run(run_dir, games)`` writes ``games/``, ``results/``, ``moves/`` and ``rounds/``
-as numbered part files (``part-NNNNNN.parquet``, the same numbers across the tables) with the
-columns and Arrow types of the league's records (SPEC section 5 and docs/league.md), so the
+as numbered part files (``part-NNNNNN.parquet``, the same numbers across the tables), built and
+written as a league's are (``records.tables.build_table``, ``records.parts.write_part``), so the
 analysis reads them exactly as it reads a real league. Everything is drawn with numpy, a part at a
 time (no Python loop over games or moves), so a million games and some 70 million move rows take a
 couple of minutes and the memory of one part.
@@ -28,18 +28,17 @@ What is realistic and what is not:
 """
 from __future__ import annotations
 
-import os
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from engine.rules import COLOURS as COLORS
 from engine.rules import FLOOR_SLOTS, FLOOR_TOTALS
-
-from .schema import SCHEMAS, TABLES, WRITE_ORDER
+from records.columns import TABLES
+from records.parts import write_part
+from records.tables import build_table, coded
 
 _i32, _i64, _f64, _str, _bool = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 
@@ -47,6 +46,8 @@ DEFAULT_STRENGTHS = [("mcts", 300.0), ("heuristic", 150.0), ("greedy", 0.0), ("r
 MAX_ROUNDS = 7
 FLOOR_COST = np.array(FLOOR_TOTALS)  # penalty by floor tiles (more than the slots are lost)
 _MOVES = pa.array([src + col + dst for src in "C12345" for col in COLORS for dst in "F12345"], _str)
+_SOURCES = pa.array(["factory", "center"], _str)
+_COLORS = pa.array(list(COLORS), _str)
 
 
 def write_synthetic_run(run_dir: str | Path, games: int, *,
@@ -79,11 +80,7 @@ def write_synthetic_run(run_dir: str | Path, games: int, *,
     for number, first in enumerate(range(0, games, part_games), start=1):
         rng = np.random.default_rng([seed, number])
         tables = _part(rng, first, min(part_games, games - first), strengths, edge, run_id, width)
-        for name in WRITE_ORDER:
-            final = run_dir / name / f"part-{number:06d}.parquet"
-            tmp = final.with_name(f".{final.name}.tmp")
-            pq.write_table(tables[name], tmp)
-            os.replace(tmp, final)
+        write_part(run_dir, number, {name: [table] for name, table in tables.items()})
     return run_dir
 
 
@@ -120,15 +117,15 @@ def _part(rng, first: int, n: int, strengths, edge: float, run_id: str, width: i
                                   names, local_deal, run_id)
     plies = k.sum(axis=1)
     deal_seed = rng.integers(0, 2**62, size=local_deal[-1] + 1)[local_deal]
-    games_t = _table({
-        "run_id": _repeat(run_id, n), "game_id": gid, "deal_seed": pa.array(deal_seed, _i64),
+    games_t = build_table("games", {
+        "game_id": gid, "deal_seed": pa.array(deal_seed, _i64),
         "variant": _repeat("colored", n), "num_players": _int(np.full(n, 2)),
         "rounds": _int(rounds), "plies": _int(plies),
         "termination": _repeat("normal", n), "error": pa.nulls(n, _str),
         "duration_s": pa.array(plies * rng.lognormal(-6.0, 0.5, n), _f64),
         "engine_version": _repeat("synthetic", n), "table": _int(table),
-        "deal": _int(deal), "arrangement": _int(arrangement),
-        }, "games")  # fault_seat and series columns: null
+        "deal": _int(deal), "arrangement": _int(arrangement), "fault_seat": pa.nulls(n, _i32),
+        "series_id": pa.nulls(n, _str), "series_game": pa.nulls(n, _i32)}, run_id)
     return {"games": games_t, "results": results_t, "moves": moves, "rounds": rounds_t}
 
 
@@ -161,17 +158,14 @@ def _moves(rng, n, k, marker, opener, bots, gid, names, run_id):
     slow = len(names) - 1 - bot  # the first bots (the strongest by default) think longest
     think = np.exp(np.log(0.02) + 1.5 * slow + 0.6 * rng.standard_normal(total))
     code = (factory * 5 + color) * 6 + line
-    moves = _table({
-        "run_id": _repeat(run_id, total), "game_id": gid.take(pa.array(game)), "ply": _int(ply),
-        "round": _int(rnd + 1), "seat": _int(seat),
-        "bot": names.take(pa.array(bot)), "move": _MOVES.take(pa.array(code)),
-        "source": pa.array(["factory", "center"], _str).take(pa.array(center.astype(np.int8))),
-        "factory": _int(factory, center),
-        "color": pa.array(list(COLORS), _str).take(pa.array(color)),
+    moves = build_table("moves", {
+        "game_id": coded(game, gid), "ply": _int(ply), "round": _int(rnd + 1), "seat": _int(seat),
+        "bot": coded(bot, names), "move": coded(code, _MOVES), "source": coded(center, _SOURCES),
+        "factory": _int(factory, center), "color": coded(color, _COLORS),
         "taken": _int(taken), "line": _int(line, floor_move),
         "to_floor": _int(to_floor), "took_marker": pa.array(took, _bool),
         "legal_moves": _int(legal), "think_ms": pa.array(think, _f64),
-        }, "moves")  # column: null (no gray-wall tiling moves)
+        "column": pa.nulls(total, _i32)}, run_id)  # no gray-wall tiling moves
     floor_tiles = np.bincount(cell * 2 + seat, weights=to_floor + took, minlength=n * MAX_ROUNDS * 2)
     return moves, floor_tiles.astype(np.int64).reshape(n, MAX_ROUNDS, 2)
 
@@ -211,25 +205,25 @@ def _scores(rng, n, rounds, live, opener, floor_tiles, winner, bots, gid, names,
     gg, rr, ss = (x.ravel()[sel] for x in np.indices((n, MAX_ROUNDS, 2)))
     factories = _factories(rng, local_deal[-1] + 1)
     deal_round = local_deal[gg] * MAX_ROUNDS + rr
-    rounds_t = _table({
-        "run_id": _repeat(run_id, gg.size), "game_id": gid.take(pa.array(gg)),
+    rounds_t = build_table("rounds", {
+        "game_id": coded(gg, gid),
         "round": _int(rr + 1), "seat": _int(ss),
         "opener": _int(opener[gg, rr]), "factories": factories.take(pa.array(deal_round)),
         "wall_points": _int(wall.ravel()[sel]),
         "floor_penalty": _int(penalty.ravel()[sel]),
-        "score_after": _int(after.ravel()[sel])}, "rounds")
+        "score_after": _int(after.ravel()[sel])}, run_id)
     seat = np.tile([0, 1], n)
     game = np.repeat(idx, 2)
     is_winner = seat == winner[game]
-    results_t = _table({
-        "run_id": _repeat(run_id, 2 * n), "game_id": gid.take(pa.array(game)),
+    results_t = build_table("results", {
+        "game_id": gid.take(pa.array(game)),
         "seat": _int(seat), "bot": names.take(pa.array(bots.ravel())),
         "score": _int(final.ravel()), "rank": _int(np.where(is_winner, 1, 2)),
         "is_winner": pa.array(is_winner, _bool), "complete_rows": _int(rows.ravel()),
         "complete_columns": _int(cols.ravel()),
         "complete_colors": _int(colors.ravel()),
         "bonus_points": _int(bonus.ravel()),
-        "floor_penalty_total": _int(penalty.sum(axis=1).ravel())}, "results")
+        "floor_penalty_total": _int(penalty.sum(axis=1).ravel())}, run_id)
     return rounds_t, results_t
 
 
@@ -259,14 +253,6 @@ def _digits(values, width: int, prefix: str) -> np.ndarray:
     digits = (values[:, None] // powers) % 10 + ord("0")
     head = np.broadcast_to(np.frombuffer(prefix.encode(), dtype=np.uint8), (len(values), len(prefix)))
     return np.concatenate([head, digits.astype(np.uint8)], axis=1)
-
-
-def _table(columns: dict[str, pa.Array], name: str) -> pa.Table:
-    """A table of ``SCHEMAS[name]``; its columns missing from ``columns`` are all null."""
-    schema = SCHEMAS[name]
-    rows = len(next(iter(columns.values())))
-    return pa.table([columns[f.name] if f.name in columns else pa.nulls(rows, f.type) for f in schema],
-                    schema=schema)
 
 
 def _int(values, mask=None) -> pa.Array:

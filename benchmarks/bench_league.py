@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))  # this checkout's packages, installed or not
 
 from tournament.config import parse_config  # noqa: E402
 from tournament.backends import start_local_ray  # noqa: E402
-from tournament.records import read_table  # noqa: E402
+from records.read import read_table  # noqa: E402
 from tournament.runner import run_league  # noqa: E402
 
 

@@ -21,8 +21,8 @@ from analysis.openings import first_moves_sql, opening_table
 from analysis.records import connect, read_table
 from analysis.synthetic import synthetic_league, write_league
 from azul_cli.main import app
+from records.columns import SCHEMAS
 from tournament.config import parse_config
-from tournament.records import SCHEMAS
 from tournament.runner import run_league
 
 runner = CliRunner()

@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 from azul_cli.main import app
 from test_league_support import ROOT, bot, league, ray_address, subprocess_env  # noqa: F401
+from records.read import done_game_ids
 from tournament import TABLES, read_table
 from tournament.config import parse_config
-from tournament.records import done_game_ids
 from tournament.runner import run_league
 
 runner = CliRunner()

@@ -15,13 +15,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from analysis.parts import DamagedRecords
 from analysis.records import connect, read_records
 from azul_cli.main import app
+from records.checks import DamagedRecords
+from records.parts import part_path
 from test_league_support import league
 from tournament import read_table
 from tournament.config import parse_config
-from tournament.records import part_path
 from tournament.runner import run_league
 
 runner = CliRunner()

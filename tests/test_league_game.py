@@ -9,7 +9,7 @@ from engine import COLOURS, new_game
 from test_league_support import bot, league
 from tournament.config import parse_config
 from engine.rules import end_bonus, placement_points
-from tournament.records import SCHEMAS
+from records.columns import SCHEMAS
 from tournament.backends import play_batch
 from tournament.scheduler import round_seed, schedule
 

@@ -9,10 +9,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from records.columns import TABLES
+from records.parts import PartWriter, clean_orphans, part_path
+from records.read import done_game_ids
+from records.tables import empty_table
 from test_league_support import bot, league
 from tournament import read_table, replay, replay_game, replay_games
 from tournament.config import parse_config
-from tournament.records import TABLES, PartWriter, clean_orphans, done_game_ids, empty_tables, part_path
 from tournament.runner import LeagueError, run_league
 from analysis import fit_elo, read_records
 
@@ -65,7 +68,7 @@ def test_replay_game_checks_its_record():
 def test_parts_temporary_files_and_orphans(tmp_path):
     run_dir = tmp_path / "r"
     writer = PartWriter(run_dir)
-    empty = {k: [v] for k, v in empty_tables().items()}
+    empty = {name: [empty_table(name)] for name in TABLES}
     assert writer.write(empty) == 1
     assert part_path(run_dir, "games", 1).exists()
     # a driver killed between renames: part 2 of moves exists, not of games; and a temporary file

@@ -7,8 +7,9 @@ import pytest
 from test_league_support import league
 
 from analysis.records import read_table as read_frame
+from records.parts import PartWriter
+from records.read import done_game_ids, read_table
 from tournament.config import ConfigError, parse_config
-from tournament.records import PartWriter, done_game_ids, read_table
 from tournament.replay import replay
 from tournament.backends import play_batch
 from tournament.runner import CONFIG_FILE, run_dir_of, run_league

@@ -21,7 +21,7 @@ from analysis.ratings import rate_by_players
 from analysis.records import connect, read_records
 from analysis.stats import seat_advantage
 from analysis.synthetic_records import write_synthetic_run
-from tournament.records import SCHEMAS, TABLES
+from records.columns import SCHEMAS, TABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "analysis" / "notebooks"

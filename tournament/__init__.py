@@ -13,7 +13,7 @@ import importlib
 
 _NAMES = {
     "ConfigError": "config", "LeagueConfig": "config", "load_config": "config", "parse_config": "config",
-    "TABLES": "records", "read_table": "records",
+    "TABLES": "records.columns", "read_table": "records.read",
     "LeagueError": "runner", "LeagueProgress": "runner", "LeagueSummary": "runner", "run_league": "runner",
     "derive_seed": "scheduler", "round_seed": "scheduler",
 }
@@ -29,6 +29,6 @@ def __getattr__(name: str):
     module = _NAMES.get(name)
     if module is None:
         raise AttributeError(f"module 'tournament' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    value = getattr(importlib.import_module(module if "." in module else f"{__name__}.{module}"), name)
     globals()[name] = value
     return value

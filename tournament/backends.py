@@ -19,11 +19,13 @@ import pyarrow as pa
 
 from bots import Bot, bot_class, bot_maker
 from bots.external import ExternalBot
+from records.parts import write_part
+from records.tables import RecordBuffer
+from records.writer import Committed
 
 from .config import IDENTITY
 from .fastloop import Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
-from .records import Committed, RecordBuffer, write_part
 from .scheduler import GameSpec, Slice, games_of, pack_games, unpack_games
 
 
@@ -75,7 +77,7 @@ def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str,
 
     Games between built-in compiled bots are played in C (tournament/fastloop.py), the others
     (and every game with ``python_referee``) by the Python referee; both write the same rows.
-    ``part=(run_dir, number)``: write them as that part of the run (records.write_part: temporary
+    ``part=(run_dir, number)``: write them as that part of the run (records.parts.write_part: temporary
     names, renames, ``games`` last) and return only its receipt (``ray.write: workers``)."""
     return _recorded(_play_batch(config, specs, run_id), part)
 

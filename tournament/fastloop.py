@@ -3,8 +3,9 @@
 ``compiled_plan(config)`` says whether a config's games can all be played by the compiled loop:
 every bot a built-in ``random``, ``greedy``, ``heuristic`` or ``mcts`` (no wrapper, no external
 program), no ``time_limit`` anywhere, and not ``python_referee: true``. ``play_compiled`` then
-plays a batch and builds the four Arrow tables from column arrays: per-move strings (``move``,
-``source``, ``color``, ``bot``, ``game_id``) are taken from small lookup arrays by index.
+plays a batch and builds the four Arrow tables from column arrays (``records.tables.build_table``):
+per-move strings (``move``, ``source``, ``color``, ``bot``, ``game_id``) are dictionary columns over
+small lookup arrays (``records.tables.coded``), which Parquet writes without hashing each string.
 
 The rows are those the Python referee (tournament/game.py) writes, column for column, except the
 timing: ``duration_s`` is the game's time in C and ``think_ms`` is the game's average per move
@@ -18,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from analysis.schema import SCHEMAS
 from bots import bot_class, bot_maker
 from bots._policies import WEIGHT_NAMES
 from bots.greedy import GreedyBot
@@ -29,6 +29,7 @@ from engine import GameState
 from engine import __version__ as ENGINE_VERSION
 from engine.notation import MOVES
 from engine.rules import COLOURS
+from records.tables import build_table, coded
 
 from ._fastloop import DEAL_ROOM, DEAL_TEXT, KINDS, MOVE_ROOM, ROUND_ROOM, play_games
 from .scheduler import GameSpec, bot_game_seed, series_id
@@ -36,9 +37,11 @@ from .scheduler import GameSpec, bot_game_seed, series_id
 _KIND = {RandomBot: KINDS["random"], GreedyBot: KINDS["greedy"], HeuristicBot: KINDS["heuristic"],
          MCTSBot: KINDS["callback"]}
 
-# per move code: the text columns and nullable numbers the referee derives from a Move
+# per move code: the text columns and nullable numbers the referee derives from a Move (the text
+# columns as an index into a small array of values: records.tables.coded)
 _MOVE = pa.array([str(m) for m in MOVES], pa.string())
-_SOURCE = pa.array([None if m.is_tiling else "center" if m.from_center else "factory" for m in MOVES], pa.string())
+_SOURCES = pa.array(["factory", "center"], pa.string())
+_SOURCE = np.array([-1 if m.is_tiling else int(m.from_center) for m in MOVES], np.int32)  # -1: null
 _FACTORY = pa.array([m.factory for m in MOVES], pa.int32())
 _LINE = pa.array([m.line for m in MOVES], pa.int32())
 _COLUMN = pa.array([m.column for m in MOVES], pa.int32())
@@ -197,31 +200,33 @@ class Played:
         think = self.games["duration"] * 1000.0 / np.maximum(plies, 1)
         i32 = pa.int32()
         gm, code = moves["g"], moves["code"]
+        source = _SOURCE[code]
         cols = {
-            "game_id": game_ids.take(gm), "ply": moves["ply"], "round": moves["round"], "seat": moves["seat"],
-            "bot": bot_names.take(seat_bot[gm, moves["seat"]]), "move": _MOVE.take(code),
-            "source": _SOURCE.take(code), "factory": _FACTORY.take(code), "color": _COLOUR.take(moves["colour"]),
+            "game_id": coded(gm, game_ids), "ply": moves["ply"], "round": moves["round"], "seat": moves["seat"],
+            "bot": coded(seat_bot[gm, moves["seat"]], bot_names), "move": coded(code, _MOVE),
+            "source": coded(source, _SOURCES, mask=source < 0), "factory": _FACTORY.take(code),
+            "color": coded(moves["colour"], _COLOUR),
             "taken": pa.array(moves["taken"], i32, mask=moves["taken"] < 0), "line": _LINE.take(code),
             "to_floor": moves["to_floor"], "took_marker": moves["marker"].astype(bool),
             "legal_moves": moves["legal"], "think_ms": think[gm], "column": _COLUMN.take(code),
         }
-        out = {"moves": _table("moves", cols, run_id, len(gm))}
+        out = {"moves": build_table("moves", cols, run_id)}
         gr = rounds["g"]
         deals = pa.concat_arrays(self.deals) if self.deals else pa.array([], pa.string())
-        out["rounds"] = _table("rounds", {
-            "game_id": game_ids.take(gr), "round": rounds["round"], "seat": rounds["seat"],
+        out["rounds"] = build_table("rounds", {
+            "game_id": coded(gr, game_ids), "round": rounds["round"], "seat": rounds["seat"],
             "opener": rounds["opener"], "factories": deals.take(rounds["deal"]),
             "wall_points": rounds["wall_points"], "floor_penalty": rounds["floor_penalty"],
-            "score_after": rounds["score_after"]}, run_id, len(gr))
+            "score_after": rounds["score_after"]}, run_id)
         x = self.results
         rg = np.repeat(np.arange(n), P)
-        out["results"] = _table("results", {
+        out["results"] = build_table("results", {
             "game_id": game_ids.take(rg), "seat": np.tile(np.arange(P, dtype=np.int32), n),
             "bot": bot_names.take(seat_bot.ravel()), "score": x["score"].ravel(), "rank": x["rank"].ravel(),
             "is_winner": x["rank"].ravel() == 1, "complete_rows": x["rows"].ravel(),
             "complete_columns": x["columns"].ravel(), "complete_colors": x["colours"].ravel(),
-            "bonus_points": x["bonus"].ravel(), "floor_penalty_total": x["penalty"].ravel()}, run_id, n * P)
-        out["games"] = _table("games", {
+            "bonus_points": x["bonus"].ravel(), "floor_penalty_total": x["penalty"].ravel()}, run_id)
+        out["games"] = build_table("games", {
             "game_id": game_ids, "deal_seed": [s.deal_seed for s in specs],
             "variant": ["gray" if plan.gray else "colored"] * n, "num_players": np.full(n, P, np.int32),
             "rounds": self.games["rounds"], "plies": plies, "termination": ["normal"] * n, "error": [None] * n,
@@ -229,19 +234,10 @@ class Played:
             "table": [s.table for s in specs], "deal": [s.deal for s in specs],
             "arrangement": [s.arrangement for s in specs], "fault_seat": [None] * n,
             "series_id": [series_id(s) for s in specs], "series_game": [s.series_game for s in specs]},
-            run_id, n)
+            run_id)
         return out
 
 
 def _joined(chunks: list[dict], names: tuple[str, ...]) -> dict[str, np.ndarray]:
     """The chunks' columns end to end (rows in game order: the chunks play games in order)."""
     return {c: np.concatenate([ch[c] for ch in chunks]) if chunks else np.zeros(0, np.int32) for c in names}
-
-
-def _table(name: str, cols: dict, run_id: str, n: int) -> pa.Table:
-    schema = SCHEMAS[name]
-    arrays = []
-    for f in schema:
-        v = pa.array([run_id], f.type).take(np.zeros(n, np.int32)) if f.name == "run_id" else cols[f.name]
-        arrays.append(v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v, f.type))
-    return pa.Table.from_arrays(arrays, schema=schema)

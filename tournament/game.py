@@ -24,8 +24,8 @@ from engine import GameState, IllegalMoveError, Move, new_game
 from engine import __version__ as ENGINE_VERSION
 from engine.loop import Dealt, Moved, play
 from engine.rules import complete_colours, complete_columns, complete_rows, end_bonus, ranks
+from records.tables import RecordBuffer
 
-from .records import RecordBuffer
 from .scheduler import GameSpec, bot_game_seed, round_seed, series_id
 
 FAULTS = ("error", "illegal", "timeout")
@@ -125,6 +125,7 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
                 ply, p = event.ply, event.played
                 move = p.move
                 source = None if move.is_tiling else "center" if move.from_center else "factory"
+                # a moves row, in RecordBuffer.MOVE_ROW's order
                 move_rows.append((gid, ply, event.round, p.seat, names[p.seat], str(move), source, move.factory,
                                   p.colour, p.taken, move.line, p.to_floor, p.took_marker, event.legal,
                                   referee.think * 1000.0, move.column))
@@ -149,24 +150,22 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
     walls = [b["wall"] for b in final["boards"]]
     if round_open:  # a forfeit inside a round: its deal is kept (replay needs it), no points yet
         round_rows.extend((rnd, s, opener, factories, None, None, score) for s, score in enumerate(scores))
-    _append(buf.columns["rounds"], ("game_id", "round", "seat", "opener", "factories", "wall_points",
-                                    "floor_penalty", "score_after"), [(gid, *row) for row in round_rows])
+    buf.append("rounds", ("game_id", "round", "seat", "opener", "factories", "wall_points", "floor_penalty",
+                          "score_after"), [(gid, *row) for row in round_rows])
     rows_done = [complete_rows(w) for w in walls]
     places = _places(scores, rows_done, fault_seat)
     over = termination == "normal"
-    _append(buf.columns["results"], ("game_id", "seat", "bot", "score", "rank", "is_winner", "complete_rows",
-                                     "complete_columns", "complete_colors", "bonus_points",
-                                     "floor_penalty_total"),
-            [(gid, s, names[s], scores[s], places[s], places[s] == 1, rows_done[s], complete_columns(walls[s]),
-              complete_colours(walls[s]), end_bonus(walls[s]) if over else 0, penalties[s])
-             for s in range(players)])
-    _append(buf.columns["games"], ("game_id", "deal_seed", "variant", "num_players", "rounds", "plies",
-                                   "termination", "error", "duration_s", "engine_version", "table", "deal",
-                                   "arrangement", "fault_seat", "series_id", "series_game", "intervention",
-                                   "study_seat"),
-            [(gid, spec.deal_seed, variant, players, rnd, ply, termination, error,
-              time.perf_counter() - started, ENGINE_VERSION, spec.table, spec.deal, spec.arrangement,
-              fault_seat, series_id(spec), spec.series_game, spec.intervention, spec.study_seat)])
+    buf.append("results", ("game_id", "seat", "bot", "score", "rank", "is_winner", "complete_rows",
+                           "complete_columns", "complete_colors", "bonus_points", "floor_penalty_total"),
+               [(gid, s, names[s], scores[s], places[s], places[s] == 1, rows_done[s], complete_columns(walls[s]),
+                 complete_colours(walls[s]), end_bonus(walls[s]) if over else 0, penalties[s])
+                for s in range(players)])
+    buf.append("games", ("game_id", "deal_seed", "variant", "num_players", "rounds", "plies", "termination",
+                         "error", "duration_s", "engine_version", "table", "deal", "arrangement", "fault_seat",
+                         "series_id", "series_game", "intervention", "study_seat"),
+               [(gid, spec.deal_seed, variant, players, rnd, ply, termination, error,
+                 time.perf_counter() - started, ENGINE_VERSION, spec.table, spec.deal, spec.arrangement,
+                 fault_seat, series_id(spec), spec.series_game, spec.intervention, spec.study_seat)])
     buf.games += 1
     return GameOutcome(gid, termination, error, scores, places, names, fault_seat)
 
@@ -231,12 +230,6 @@ def _places(scores: list[int], rows: list[int], fault_seat: int | None) -> list[
     for s, r in zip(others, ranks([scores[s] for s in others], [rows[s] for s in others])):
         places[s] = r
     return places
-
-
-def _append(columns: dict[str, list], keys: tuple[str, ...], rows: list[tuple]) -> None:
-    for row in rows:
-        for key, value in zip(keys, row):
-            columns[key].append(value)
 
 
 def _act_with_alarm(bot: Bot, view: GameState, limit: float) -> Move:

@@ -8,7 +8,7 @@ seat, ``plies`` ``moves`` rows and ``rounds`` x seats ``rounds`` rows, all in th
 repair reads every part in full; a file that cannot be read as a part of its table (empty,
 truncated, garbled, foreign, or not named ``part-NNNNNN.parquet``) is moved to
 ``<run>/quarantine/<table>/``, never deleted. A part whose rows are not all of whole games is
-written again with the whole games only (the commit protocol of ``records.write_part``: temporary
+written again with the whole games only (the commit protocol of ``records.parts.write_part``: temporary
 name, rename, ``games`` last); orphan parts (no ``games`` part) and temporary files are removed,
 as before. Games are deterministic from the config, so ``--resume`` then plays the games that are
 no longer recorded and the folder ends as an undamaged run would (timings aside).
@@ -25,12 +25,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from analysis.parts import PART, parquet_files, part_problem
-from analysis.schema import SCHEMAS, TABLES
-
-from .records import clean_orphans, part_numbers, part_path, read_table, write_part
-
-QUARANTINE = "quarantine"
+from records.checks import part_problem
+from records.columns import SCHEMAS, TABLES
+from records.folder import quarantine
+from records.parts import PART, clean_orphans, parquet_files, part_numbers, part_path, write_part
+from records.read import read_table
 
 
 @dataclass
@@ -132,12 +131,4 @@ def _rewrite(run_dir: Path, number: int, tables: dict[str, pa.Table], whole: set
 
 
 def _quarantine(report: RepairReport, path: Path, name: str, why: str) -> None:
-    folder = report.run_dir / QUARANTINE / name
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / path.name
-    n = 1
-    while target.exists():  # an earlier repair quarantined a file of that name: keep both
-        target = folder / f"{path.name}.{n}"
-        n += 1
-    path.rename(target)
-    report.quarantined.append((path, target, why))
+    report.quarantined.append((path, quarantine(report.run_dir, path, name), why))

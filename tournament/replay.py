@@ -18,8 +18,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine import GameState, new_game
-
-from .records import check_run_dir, committed_parts, part_path
+from records.checks import check_run_dir
+from records.parts import committed_parts, part_path
 
 
 def replay_game(variant: str, players: int, deals: Sequence[str],

@@ -35,11 +35,15 @@ import pyarrow.compute as pc
 import yaml
 
 from engine import __version__ as ENGINE_VERSION
+from records.columns import SCHEMAS
+from records.folder import RUN_FILE, new_run_id, run_id_of, save_run_id
+from records.parts import has_records
+from records.read import done_game_ids
+from records.tables import build_table, empty_table
+from records.writer import BufferedWriter, Committed, read_committed
 
 from .backends import LeagueError, RayBackend, SerialBackend
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
-from .records import (RUN_FILE, SCHEMAS, BufferedWriter, Committed, RecordBuffer, done_game_ids, has_records,
-                      new_run_id, read_committed, run_id_of, save_run_id)
 from .repair import RepairReport, drop_duplicate_games, repair
 from .batches import BatchSizer, Listed, Slices
 from .scheduler import GameSpec, Slice, games_of, league_games, series_id
@@ -393,21 +397,19 @@ def _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id) -> list[dic
 def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[str, pa.Table]:
     """Records of a game no worker could finish: every seat ranked last, no moves."""
     players = len(spec.seats)
-    buf = RecordBuffer()
-    for key, value in (("game_id", spec.game_id), ("deal_seed", spec.deal_seed), ("variant", cfg["variant"]),
-                       ("num_players", players), ("rounds", 0), ("plies", 0), ("termination", "error"),
-                       ("error", reason), ("duration_s", 0.0), ("engine_version", ENGINE_VERSION),
-                       ("table", spec.table), ("deal", spec.deal), ("arrangement", spec.arrangement),
-                       ("fault_seat", None), ("series_id", series_id(spec)), ("series_game", spec.series_game),
-                       ("intervention", spec.intervention), ("study_seat", spec.study_seat)):
-        buf.columns["games"][key].append(value)
-    for s, b in enumerate(spec.seats):
-        for key, value in (("game_id", spec.game_id), ("seat", s), ("bot", cfg["bots"][b]["name"]),
-                           ("score", 0), ("rank", players), ("is_winner", False), ("complete_rows", 0),
-                           ("complete_columns", 0), ("complete_colors", 0), ("bonus_points", 0),
-                           ("floor_penalty_total", 0)):
-            buf.columns["results"][key].append(value)
-    return buf.to_tables(run_id)
+    games = {"game_id": [spec.game_id], "deal_seed": [spec.deal_seed], "variant": [cfg["variant"]],
+             "num_players": [players], "rounds": [0], "plies": [0], "termination": ["error"], "error": [reason],
+             "duration_s": [0.0], "engine_version": [ENGINE_VERSION], "table": [spec.table], "deal": [spec.deal],
+             "arrangement": [spec.arrangement], "fault_seat": [None], "series_id": [series_id(spec)],
+             "series_game": [spec.series_game], "intervention": [spec.intervention],
+             "study_seat": [spec.study_seat]}
+    zeros = [0] * players
+    results = {"game_id": [spec.game_id] * players, "seat": list(range(players)),
+               "bot": [cfg["bots"][b]["name"] for b in spec.seats], "score": zeros, "rank": [players] * players,
+               "is_winner": [False] * players, "complete_rows": zeros, "complete_columns": zeros,
+               "complete_colors": zeros, "bonus_points": zeros, "floor_penalty_total": zeros}
+    return {"games": build_table("games", games, run_id), "results": build_table("results", results, run_id),
+            "moves": empty_table("moves"), "rounds": empty_table("rounds")}
 
 
 class _Reporter:

@@ -176,7 +176,7 @@ def recorded_series(run_dir) -> dict[str, SeriesResult]:
     Only series whose two games are both recorded count; a game that ended in a forfeit counts
     with the scores it stopped at (its record ranks the forfeiting seat last, a series does not).
     """
-    from .records import read_table
+    from records.read import read_table
 
     games = read_table(run_dir, "games", ["game_id", "deal_seed", "rounds", "series_id", "series_game"])
     info = {g["game_id"]: g for g in games.to_pylist() if g["series_id"] is not None}

@@ -25,10 +25,10 @@ import yaml
 
 from analysis import sprt
 from analysis.sprt_run import SETTINGS, SPRT_FILE, SprtResult, in_order, pair_cells, sprt_result
+from records.parts import has_records
 
 from .backends import LeagueError
 from .config import LeagueConfig, parse_config
-from .records import has_records
 from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import derive_seed
 

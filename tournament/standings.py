@@ -15,7 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .records import read_table
+from records.read import read_table
+
 
 @dataclass
 class BotStanding:

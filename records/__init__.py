@@ -1,0 +1,17 @@
+"""The record format of a league (SPEC section 5), below both its writers (``tournament``, the
+synthetic runs of ``analysis``) and its readers (``analysis``): imports only pyarrow and numpy.
+
+- ``records.columns``: the column table (name, Arrow type, table, who fills it, dictionary or not)
+  and the schemas derived from it.
+- ``records.tables``: ``build_table``, the one way a writer turns per-column values into a table;
+  ``coded`` (dictionary columns from lookups); ``RecordBuffer`` (rows appended one at a time).
+- ``records.parts``: the part files and their commit protocol (temporary name, rename, ``games``
+  last); ``PartWriter``.
+- ``records.writer``: ``BufferedWriter`` (parts written on a thread of their own) and
+  ``Committed`` (the receipt of a part a task wrote itself).
+- ``records.folder``: the run's id (``run.json``) and the quarantine.
+- ``records.checks``: the checks every reader makes first (``check_run_dir``, ``DamagedRecords``).
+- ``records.read``: one table of one run folder read back (committed parts only).
+
+See docs/league.md, Records.
+"""

@@ -1,0 +1,61 @@
+"""The checks every reader of a run folder makes first (SPEC section 5).
+
+Every reader of a folder (``analysis.records.connect``, ``records.read.read_table``, the league's
+status and replay) first calls ``check_run_dir``: a part that is empty, truncated or not Parquet,
+a ``*.parquet`` file that is not one of the table's parts (it lacks the table's SPEC 5 columns),
+or a part of a table missing beside its committed ``games`` part raises one ``DamagedRecords``
+naming the file and how to repair the folder. Only the footer of each file is read here (its
+schema), so the check is cheap on a large league; ``tournament.repair`` reads every part in full.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .columns import REQUIRED, TABLES
+from .folder import RUN_FILE
+from .parts import parquet_files, part_numbers
+
+
+class DamagedRecords(ValueError):
+    """A run folder with a damaged, foreign or missing part file; ``path`` is the file."""
+
+    def __init__(self, run_dir: Path, path: Path, why: str):
+        self.run_dir, self.path, self.why = Path(run_dir), Path(path), why
+        super().__init__(f"{path}: {why}; repair the run with `azul league repair {run_dir}` "
+                         "(or finish it with `azul league run CONFIG --resume`)")
+
+
+def part_problem(path: Path, name: str) -> str | None:
+    """Why ``path`` cannot be read as a part of table ``name`` (None: its footer and columns are fine)."""
+    try:
+        if path.stat().st_size == 0:
+            return "an empty file (zero bytes)"
+        schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as exc:
+        return f"not a readable Parquet file, truncated or damaged ({exc})"
+    lacking = [c for c in REQUIRED[name] if c not in schema.names]
+    if lacking:
+        return f"not a part of the {name} table (no column {', '.join(lacking[:3])})"
+    return None
+
+
+def check_run_dir(run_dir: str | Path) -> None:
+    """Raise ``DamagedRecords`` for the first damaged or foreign file, or a part missing beside a
+    committed ``games`` part (of a table the folder has parts of)."""
+    run_dir = Path(run_dir)
+    for name in TABLES:
+        for path in parquet_files(run_dir, name):
+            why = part_problem(path, name)
+            if why:
+                raise DamagedRecords(run_dir, path, why)
+    committed = part_numbers(run_dir, "games")
+    league = any((run_dir / f).exists() for f in (RUN_FILE, "config.yaml"))  # all four tables
+    for name in TABLES[1:]:
+        have = part_numbers(run_dir, name)
+        if (have or league) and committed - have:
+            n = min(committed - have)
+            raise DamagedRecords(run_dir, run_dir / name / f"part-{n:06d}.parquet",
+                                 f"missing (games part {n} records its games)")

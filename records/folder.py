@@ -1,0 +1,77 @@
+"""The run folder beside its part files: the run's id (``run.json``) and the quarantine.
+
+``run.json`` holds the ``run_id`` made when the folder was created (``new_run_id``: the league's
+name, the UTC time and a random suffix); ``folder_run_ids`` tells which runs a folder's records
+hold (older folders have no ``run.json``: their records say). ``quarantine`` moves a file a repair
+cannot read to ``<run>/quarantine/<table>/``, never deleting it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from .parts import committed_parts, parquet_files, part_path
+
+RUN_FILE = "run.json"  # {"run_id": ...}, written when the run folder is created
+QUARANTINE = "quarantine"
+
+
+def new_run_id(name: str) -> str:
+    """A run id no other run shares: the league's name, the UTC time and a random suffix."""
+    return f"{name}-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def saved_run_id(run_dir: str | Path) -> str | None:
+    """The ``run_id`` kept in the folder's ``run.json`` (None: an older folder without one)."""
+    path = Path(run_dir) / RUN_FILE
+    try:
+        return str(json.loads(path.read_text(encoding="utf-8"))["run_id"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a run file ({exc}); it should hold {{\"run_id\": ...}}") from None
+
+
+def save_run_id(run_dir: Path, run_id: str) -> None:
+    tmp = run_dir / f".{RUN_FILE}.tmp"
+    tmp.write_text(json.dumps({"run_id": run_id}) + "\n", encoding="utf-8")
+    os.replace(tmp, run_dir / RUN_FILE)
+
+
+def run_id_of(run_dir: str | Path) -> str | None:
+    """The folder's run id: its ``run.json``, else (a folder from before run ids were unique) the
+    one its records hold; None for a folder with neither."""
+    saved = saved_run_id(run_dir)
+    if saved is not None:
+        return saved
+    for n in committed_parts(Path(run_dir)):
+        ids = pq.read_table(part_path(Path(run_dir), "games", n), columns=["run_id"]).column("run_id")
+        if len(ids):
+            return ids[0].as_py()
+    return None
+
+
+def folder_run_ids(run_dir: str | Path) -> set[str]:
+    """The run ids a folder's ``games`` records hold (one for a league's folder)."""
+    ids: set[str] = set()
+    for path in parquet_files(Path(run_dir), "games"):
+        ids.update(pq.read_table(path, columns=["run_id"]).column("run_id").unique().to_pylist())
+    return ids
+
+
+def quarantine(run_dir: Path, path: Path, name: str) -> Path:
+    """Move ``path`` (a file of table ``name``) to ``<run>/quarantine/<name>/``; return where it went."""
+    folder = Path(run_dir) / QUARANTINE / name
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / path.name
+    n = 1
+    while target.exists():  # an earlier repair quarantined a file of that name: keep both
+        target = folder / f"{path.name}.{n}"
+        n += 1
+    path.rename(target)
+    return target

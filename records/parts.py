@@ -1,0 +1,111 @@
+"""The part files of a run folder and their commit protocol (SPEC section 5).
+
+A run folder ``<out>/<run>/`` holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a
+folder of part files ``part-NNNNNN.parquet``. ``write_part`` writes part N of every table, each to
+a hidden temporary name (``.part-NNNNNN.parquet.<pid>-<random>.tmp``, which readers of the folder
+skip) and then renamed, in the order moves, rounds, results, games: a game is recorded once its
+``games`` part exists, and a part N of the other tables without a ``games`` part N (a writer
+killed between two renames) is an orphan that ``clean_orphans`` removes. Every file that has its
+final name is complete, so the records read cleanly at every moment.
+
+Parts are written without an Arrow schema in their metadata: a dictionary column
+(records/columns.py) is then a plain Parquet string column, read back as a string by every reader,
+exactly as the parts written before dictionary columns were.
+"""
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .columns import TABLES, WRITE_ORDER
+from .tables import empty_table
+
+PART = re.compile(r"^part-(\d{6})\.parquet$")  # the name a league gives a part file
+
+
+def part_path(run_dir: Path, name: str, number: int) -> Path:
+    return Path(run_dir) / name / f"part-{number:06d}.parquet"
+
+
+def parquet_files(run_dir: Path, name: str) -> list[Path]:
+    """The ``*.parquet`` files of one table's folder, as a folder reader sees them (sorted)."""
+    folder = Path(run_dir) / name
+    return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+
+
+def part_numbers(run_dir: Path, name: str) -> set[int]:
+    return {int(m.group(1)) for p in parquet_files(run_dir, name) if (m := PART.match(p.name))}
+
+
+def committed_parts(run_dir: Path) -> list[int]:
+    """The part numbers that hold recorded games (those with a ``games`` part), in order."""
+    return sorted(part_numbers(run_dir, "games"))
+
+
+def has_records(run_dir: Path) -> bool:
+    return any(part_numbers(run_dir, name) for name in TABLES)
+
+
+def clean_orphans(run_dir: Path) -> list[Path]:
+    """Remove parts not committed by a ``games`` part, and leftover temporary files."""
+    committed = set(committed_parts(run_dir))
+    removed = []
+    for name in TABLES:
+        folder = Path(run_dir) / name
+        if not folder.is_dir():
+            continue
+        for p in folder.iterdir():
+            m = PART.match(p.name)
+            if (m and int(m.group(1)) not in committed) or (p.name.startswith(".part-") and p.name.endswith(".tmp")):
+                p.unlink()
+                removed.append(p)
+    return removed
+
+
+def write_file(table: pa.Table, final: Path) -> None:
+    """Write ``table`` at ``final`` as Parquet: under a temporary name of its own, then renamed.
+
+    The name is the writer's own: a retried task may write the same part while the first
+    attempt's process is still going; both write the same games, and either rename commits them."""
+    if any(pa.types.is_dictionary(t) for t in table.schema.types):
+        table = table.unify_dictionaries()  # one dictionary a column: Parquet writes it as it is
+    tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp")
+    pq.write_table(table, tmp, store_schema=False)
+    os.replace(tmp, final)
+
+
+def write_part(run_dir: Path, number: int, tables: dict[str, Iterable[pa.Table]]) -> None:
+    """Write part ``number`` of every table (lists of tables are concatenated; a table not given
+    is written empty), ``games`` last."""
+    for name in WRITE_ORDER:
+        parts = list(tables.get(name, ()))
+        write_file(pa.concat_tables(parts) if parts else empty_table(name), part_path(run_dir, name, number))
+
+
+class PartWriter:
+    """Writes batches of records as numbered part files, all four tables per part."""
+
+    def __init__(self, run_dir: str | Path):
+        self.run_dir = Path(run_dir)
+        for name in TABLES:
+            (self.run_dir / name).mkdir(parents=True, exist_ok=True)
+        existing = set().union(*(part_numbers(self.run_dir, n) for n in TABLES))
+        self.next_part = max(existing, default=0) + 1
+
+    def reserve(self) -> int:
+        """A part number no other part of this run will have (for a task that writes its own)."""
+        number = self.next_part
+        self.next_part += 1
+        return number
+
+    def write(self, tables: dict[str, Iterable[pa.Table]]) -> int:
+        """Write one part of every table (lists of Arrow tables are concatenated); return its number."""
+        number = self.reserve()
+        write_part(self.run_dir, number, tables)
+        return number
