@@ -82,6 +82,23 @@ def design_expr() -> pl.Expr:
     return pl.min_horizontal(pl.max_horizontal(design, 1.0), pl.col("dm")).alias("design")
 
 
+def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """``results`` with ``seat`` counted from the game's opener (the first mover is seat 0).
+
+    Games open with seat 0, except game two of a two-game series (``games.series_game`` 2),
+    which the next seat opens; the models' first-mover and seat terms are about the order of play.
+    """
+    if "series_game" not in games.columns:
+        return results
+    opener = games.select("run_id", "game_id",
+                          (pl.col("series_game").fill_null(1).cast(pl.Int64) - 1).alias("_opener"))
+    n = pl.len().over("run_id", "game_id")
+    return (results.join(opener, on=["run_id", "game_id"], how="left")
+            .with_columns(((pl.col("seat").cast(pl.Int64) - pl.col("_opener").fill_null(0)) % n)
+                          .cast(results.schema["seat"]).alias("seat"))
+            .drop("_opener"))
+
+
 def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
     """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
     by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores),
@@ -170,7 +187,6 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     With ``games``, seats are counted from the game's opener: in game two of a series (opened by
     seat 1) the first mover is reported as seat 0."""
     if games is not None:
-        from .elo import seats_from_opener
         results = seats_from_opener(results, games)
     o = outcomes(results, games)
     aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]
