@@ -16,7 +16,6 @@ matplotlib.use("Agg")  # no display, ever
 
 import matplotlib.pyplot as plt
 import numpy as np
-import polars as pl
 
 STYLE = {
     "svg.hashsalt": "azul-report",  # ids in the SVG do not change from run to run
