@@ -24,8 +24,8 @@ SUMS = ("points", "score", "share", "rank_sum")
 def seat_outcomes(game: np.ndarray, bot: np.ndarray, score: np.ndarray,
                   rank: np.ndarray) -> dict[str, np.ndarray]:
     """Per row (a seat of a game): ``players``, ``win``, ``shared``, ``points``, ``share``,
-    ``counted`` (the game seats more than one bot) and ``first`` (the row is its bot's first
-    seat in the game).
+    ``counted`` (the game seats more than one bot), ``first`` (the row is its bot's first seat in
+    the game) and ``score`` (as floats).
 
     ``game``: per row its game, numbered 0, 1, ... with the rows of a game next to each other;
     ``bot``: per row its bot as a number; ``score`` and ``rank``: the seat's final score and rank.
@@ -34,18 +34,15 @@ def seat_outcomes(game: np.ndarray, bot: np.ndarray, score: np.ndarray,
     score = score.astype(np.float64)
     first = np.ones(len(game), bool)  # seats of one game are at most 4 rows apart
     for back in range(1, 4):
-        same = np.zeros(len(game), bool)
-        same[back:] = (game[back:] == game[:-back]) & (bot[back:] == bot[:-back])
-        first &= ~same
+        first[back:] &= (game[back:] != game[:-back]) | (bot[back:] != bot[:-back])
     players = np.bincount(game, None, n)[game]
     table = np.bincount(game, score, n)[game]
-    firsts = np.bincount(game, rank == 1, n)[game]
-    win = (rank == 1) & (firsts == 1)
-    shared = (rank == 1) & (firsts > 1)
-    return {"players": players, "win": win, "shared": shared,
-            "points": win + 0.5 * shared,
+    top = rank == 1
+    alone = np.bincount(game, top, n)[game] == 1
+    win, shared = top & alone, top & ~alone
+    return {"players": players, "win": win, "shared": shared, "points": win + 0.5 * shared,
             "share": np.divide(score, table, out=1.0 / players, where=table != 0),
-            "counted": np.bincount(game, first, n)[game] > 1, "first": first}
+            "counted": np.bincount(game, first, n)[game] > 1, "first": first, "score": score}
 
 
 def bot_totals(game: np.ndarray, bot: np.ndarray, bots: int, score: np.ndarray, rank: np.ndarray,
@@ -60,24 +57,23 @@ def bot_totals(game: np.ndarray, bot: np.ndarray, bots: int, score: np.ndarray, 
     """
     o = outcome if outcome is not None else seat_outcomes(game, bot, score, rank)
     counted, first = o["counted"], o["first"]
-    faulted = np.zeros(len(game), bool) if faulted is None else faulted
-    game_faulted = np.bincount(game, faulted, int(game[-1]) + 1 if len(game) else 0)[game] > 0
+    rated = np.where(counted, bot, bots)  # the rows of self-play games go to an extra bin, left out
 
-    def per_bot(weights):
-        return np.bincount(bot, weights, bots)
+    def per_bot(weights, rows=rated):
+        return np.bincount(rows, weights, bots + 1)[:bots]
 
+    games, wins, shared = per_bot(None), per_bot(o["win"]), per_bot(o["shared"])
+    faults = np.zeros(bots)
+    if faulted is not None and faulted.any():
+        game_faulted = np.bincount(game, faulted, int(game[-1]) + 1)[game] > 0
+        faults = per_bot((counted & faulted) | (~counted & first & game_faulted), bot)
     totals = {
-        "seated": per_bot(first), "games": per_bot(counted), "wins": per_bot(counted & o["win"]),
-        "shared": per_bot(counted & o["shared"]),
-        "losses": per_bot(counted & ~o["win"] & ~o["shared"]),
-        "faults": per_bot((counted & faulted) | (~counted & first & game_faulted)),
-        "points": per_bot(np.where(counted, o["points"], 0.0)),
-        "score": per_bot(np.where(counted, score.astype(np.float64), 0.0)),
-        "share": per_bot(np.where(counted, o["share"], 0.0)),
-        "rank_sum": per_bot(np.where(counted, rank, 0.0)),
+        "seated": per_bot(first, bot), "games": games, "wins": wins, "shared": shared,
+        "losses": games - wins - shared, "faults": faults, "points": wins + 0.5 * shared,
+        "score": per_bot(o["score"]), "share": per_bot(o["share"]), "rank_sum": per_bot(rank),
     }
     for key in COUNTS:
         totals[key] = totals[key].astype(np.int64)
     for key, column in (sums or {}).items():
-        totals[key] = per_bot(np.where(counted, np.asarray(column, np.float64), 0.0))
+        totals[key] = per_bot(np.asarray(column, np.float64))
     return totals
