@@ -12,7 +12,8 @@ _NAMES = {
     "EloFit": "elo", "elo_table": "elo", "fit_elo": "elo",
     "PlackettLuceFit": "plackett_luce", "fit_plackett_luce": "plackett_luce",
     "rate_by_players": "ratings",
-    "TABLES": "records", "connect": "records", "read_records": "records", "read_table": "records",
+    "TABLES": "records", "Runs": "records", "check_runs": "records", "connect": "records",
+    "read_records": "records", "read_table": "records",
     "openskill_table": "skill",
     "build_report": "report",
 }

@@ -18,7 +18,7 @@ import polars as pl
 
 from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
                         jackknife_counts, per_deal, resample_counts)
-from .stats import score_share
+from .stats import score_share, seats_from_opener
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 
@@ -36,23 +36,6 @@ class EloFit:
     bootstrap: int
     unbounded: list[str]  # bots that won every game or none: the ridge sets their ratings
     interval: str = "jackknife"  # how low and high were made (analysis.bootstrap.INTERVALS)
-
-
-def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
-    """``results`` with ``seat`` counted from the game's opener (the first mover is seat 0).
-
-    Games open with seat 0, except game two of a two-game series (``games.series_game`` 2),
-    which the next seat opens; the models' first-mover and seat terms are about the order of play.
-    """
-    if "series_game" not in games.columns:
-        return results
-    opener = games.select("run_id", "game_id",
-                          (pl.col("series_game").fill_null(1).cast(pl.Int64) - 1).alias("_opener"))
-    n = pl.len().over("run_id", "game_id")
-    return (results.join(opener, on=["run_id", "game_id"], how="left")
-            .with_columns(((pl.col("seat").cast(pl.Int64) - pl.col("_opener").fill_null(0)) % n)
-                          .cast(results.schema["seat"]).alias("seat"))
-            .drop("_opener"))
 
 
 def _pair_games(results: pl.DataFrame, games: pl.DataFrame):

@@ -29,7 +29,8 @@ import polars as pl
 
 from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
                         jackknife_counts, per_deal, resample_counts)
-from .elo import SCALE, EloFit, centre_ratings, ratings_table, seats_from_opener
+from .elo import SCALE, EloFit, centre_ratings, ratings_table
+from .stats import seats_from_opener
 
 
 @dataclass

@@ -4,14 +4,17 @@ A run folder holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a 
 ``*.parquet`` parts; hidden ``.part-N.parquet.tmp`` files are never read. Several folders are
 read as one (``union_by_name``: a column missing in one run reads as null there). Only games whose
 ``games`` row exists are kept in the other tables, so orphan parts left by a killed driver do not
-count. Folders are checked first (``records.checks``: a damaged part raises ``DamagedRecords``),
-each is read once, and two folders of one run are refused (``run_folders``). ``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and
-never load the big ``moves`` table (analysis.openings, analysis.marker).
+count. Folders are checked once (``check_runs``: a damaged part raises ``DamagedRecords``
+(``records.checks``), a folder given twice is read once, two folders of one run are refused), and
+the ``Runs`` it returns is what every reader here takes, so a command checks once and hands it on.
+``connect`` gives the same tables as DuckDB views, for analyses that aggregate in SQL and never
+load the big ``moves`` table (analysis.openings, analysis.marker).
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -20,11 +23,34 @@ import polars as pl
 from records.checks import check_run_dir
 from records.columns import TABLES
 from records.folder import folder_run_ids
-from records.parts import PART
+from records.parts import PART, parquet_files
 
 
-def run_folders(run_dirs: str | Path | Iterable[str | Path]) -> tuple[list[Path], list[str]]:
-    """The run folders to read, each once, and notes on what was left out (a folder given twice).
+@dataclass(frozen=True)
+class Runs:
+    """Run folders checked once (``check_runs``), with the part files each table had then.
+
+    Every reader takes one (``connect``, ``read_records``, ``read_table``, the report), so a
+    command checks its folders once and reads exactly the files it checked. ``notes``: what was
+    left out (a folder given twice), for the command to print as a warning.
+    """
+    dirs: tuple[Path, ...]
+    files: dict[str, tuple[tuple[Path, ...], ...]]  # table -> per folder, its parts (sorted)
+    notes: tuple[str, ...] = ()
+
+    def only(self, run_dir: Path) -> Runs:
+        """The one folder ``run_dir`` of these, as already checked."""
+        i = self.dirs.index(run_dir)
+        return Runs((run_dir,), {name: (parts[i],) for name, parts in self.files.items()})
+
+    def lacking(self, name: str) -> list[Path]:
+        """The folders with no part of table ``name``."""
+        return [d for d, parts in zip(self.dirs, self.files[name]) if not parts]
+
+
+def check_runs(run_dirs: str | Path | Iterable[str | Path] | Runs) -> Runs:
+    """The run folders to read, each once and checked, as a ``Runs`` (one given already is
+    returned as it is).
 
     Raises a ``ValueError`` for a folder that is missing or holds no games, ``DamagedRecords``
     (a ``ValueError``) for a damaged, foreign or missing part (``records.checks``), and a
@@ -32,6 +58,8 @@ def run_folders(run_dirs: str | Path | Iterable[str | Path]) -> tuple[list[Path]
     or two folders of older leagues of the same name, whose ``run_id`` was the league's name), whose
     games could not be told apart.
     """
+    if isinstance(run_dirs, Runs):
+        return run_dirs
     if isinstance(run_dirs, (str, Path)):
         run_dirs = [run_dirs]
     dirs: list[Path] = []
@@ -50,7 +78,7 @@ def run_folders(run_dirs: str | Path | Iterable[str | Path]) -> tuple[list[Path]
     for d in dirs:
         if not d.is_dir():
             raise ValueError(f"{d}: not a folder")
-        if not any((d / "games").glob("*.parquet")):
+        if not parquet_files(d, "games"):
             raise ValueError(f"{d}: no game records (no games/*.parquet)")
         check_run_dir(d)
         for run_id in sorted(folder_run_ids(d)):
@@ -60,58 +88,48 @@ def run_folders(run_dirs: str | Path | Iterable[str | Path]) -> tuple[list[Path]
                                  "made before run ids were unique (docs/league.md, Run ids); read them "
                                  "one at a time")
             owner[run_id] = d
-    return dirs, notes
+    files = {name: tuple(tuple(parquet_files(d, name)) for d in dirs) for name in TABLES}
+    return Runs(tuple(dirs), files, tuple(notes))
 
 
-def _run_dirs(run_dirs: str | Path | Iterable[str | Path]) -> list[Path]:
-    return run_folders(run_dirs)[0]
-
-
-def _committed_files(run_dir: Path, name: str) -> tuple[list[Path], bool]:
-    """The files of one table to read, and whether they hold recorded games only.
+def _exact(games: tuple[Path, ...], parts: tuple[Path, ...]) -> bool:
+    """Whether a table's parts hold recorded games only, with no row-by-row check needed.
 
     A league writes part N of every table together and commits it by writing ``games`` part N
     last (records/parts.py). When the table's parts are named ``part-NNNNNN.parquet`` and
-    match the ``games`` parts one for one, there is no orphan and no row-by-row check is needed
-    (a large saving on ``moves``). Otherwise the rows are checked against ``games``.
+    match the ``games`` parts one for one, there is no orphan (a large saving on ``moves``).
     """
-    glob = run_dir / name / "*.parquet"
-    if name == "games":
-        return [glob], True
-    files = {p.name for p in (run_dir / name).glob("*.parquet")}
-    games = {p.name for p in (run_dir / "games").glob("*.parquet")}
-    return [glob], files == games and all(PART.match(f) for f in files)
+    names = {p.name for p in parts}
+    return names == {p.name for p in games} and all(PART.match(n) for n in names)
 
 
 def _sql_path(path: Path) -> str:
     return str(path).replace("'", "''")
 
 
-def connect(run_dirs: str | Path | Iterable[str | Path]) -> duckdb.DuckDBPyConnection:
+def connect(runs: str | Path | Iterable[str | Path] | Runs) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with views ``games``, ``results``, ``moves`` and ``rounds``
-    over one or more run folders.
+    over one or more run folders (a ``Runs``, or folders to check first: ``check_runs``).
 
-    Each view reads ``<run>/<table>/*.parquet`` of every folder with ``union_by_name``; the views
-    other than ``games`` keep only the rows of recorded games (those with a ``games`` row). A table
-    missing from some folder gets no view; ``require(con, name)`` then raises a ``ValueError``
-    naming the folder. ``moves_unchecked`` is ``moves`` without the check (cheaper on a large
-    league): for aggregates per game that are joined to ``games`` afterwards. Queries stay lazy: DuckDB streams the Parquet files, so a large league is
-    filtered and aggregated without being loaded.
+    Each view reads the checked parts of its table in every folder with ``union_by_name``; the
+    views other than ``games`` keep only the rows of recorded games (those with a ``games`` row).
+    A table missing from some folder gets no view; ``require(con, name)`` then raises a
+    ``ValueError`` naming the folder. ``moves_unchecked`` is ``moves`` without the check (cheaper
+    on a large league): for aggregates per game that are joined to ``games`` afterwards. Queries
+    stay lazy: DuckDB streams the Parquet files, so a large league is filtered and aggregated
+    without being loaded.
     """
-    dirs = _run_dirs(run_dirs)
+    runs = check_runs(runs)
     con = duckdb.connect()
     missing = []
     for name in TABLES:
-        lacking = [d for d in dirs if not any((d / name).glob("*.parquet"))]
+        lacking = runs.lacking(name)
         if lacking:
             missing.append((name, f"{lacking[0]}: no {name} records (no {name}/*.parquet)"))
             continue
-        files, exact = [], True
-        for d in dirs:
-            some, whole = _committed_files(d, name)
-            files += some
-            exact = exact and whole
-        files = ", ".join(f"'{_sql_path(f)}'" for f in files)
+        parts = runs.files[name]
+        exact = name == "games" or all(map(_exact, runs.files["games"], parts))
+        files = ", ".join(f"'{_sql_path(f)}'" for some in parts for f in some)
         query = f"SELECT * FROM read_parquet([{files}], union_by_name=true)"
         if name == "moves":  # for aggregates per game that are joined to ``games`` anyway
             con.execute(f"CREATE VIEW moves_unchecked AS {query}")
@@ -139,23 +157,23 @@ def columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {name}").fetchall()]
 
 
-def read_table(run_dirs: str | Path | Iterable[str | Path], name: str) -> pl.DataFrame:
+def read_table(runs: str | Path | Iterable[str | Path] | Runs, name: str) -> pl.DataFrame:
     """One table (``games``, ``results``, ``moves`` or ``rounds``) of one or more run folders."""
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    with connect(run_dirs) as con:
+    with connect(runs) as con:
         require(con, name)
         return pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
 
 
-def read_records(run_dirs: str | Path | Iterable[str | Path],
+def read_records(runs: str | Path | Iterable[str | Path] | Runs,
                  tables: Iterable[str] = ("games", "results")) -> dict[str, pl.DataFrame]:
     """Several tables at once, as ``{name: frame}`` (by default ``games`` and ``results``)."""
     tables = list(tables)
     for name in tables:
         if name not in TABLES:
             raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    with connect(run_dirs) as con:
+    with connect(runs) as con:
         require(con, *tables)
         return {name: pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
                 for name in tables}

@@ -106,16 +106,17 @@ def evaluate(settings: dict, cells: pl.DataFrame, games: int) -> SprtResult:
                       games)
 
 
-def sprt_result(run_dir: str | Path) -> SprtResult | None:
-    """The SPRT of a run folder from its records, or None when the folder is not an SPRT run."""
+def sprt_result(run_dir: str | Path, runs=None) -> SprtResult | None:
+    """The SPRT of a run folder from its records, or None when the folder is not an SPRT run;
+    ``runs``: the folder as already checked (an ``analysis.records.Runs``), read as it is."""
     settings = read_settings(run_dir)
     if settings is None:
         return None
     from .records import read_records
 
-    if not any((Path(run_dir) / "games").glob("*.parquet")):
+    if runs is None and not any((Path(run_dir) / "games").glob("*.parquet")):
         return evaluate(settings, pair_cells(pl.DataFrame(), pl.DataFrame(), settings["new"]), 0)
-    records = read_records(run_dir)
+    records = read_records(runs or run_dir)
     return evaluate(settings, pair_cells(records["results"], records["games"], settings["new"]),
                     records["games"].height)
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 
 from .bootstrap import deal_columns, deal_key
+from .totals import bot_totals, seat_outcomes
 
 Z95 = 1.959963984540054  # the 97.5% quantile of the standard normal
 
@@ -82,11 +84,25 @@ def design_expr() -> pl.Expr:
     return pl.min_horizontal(pl.max_horizontal(design, 1.0), pl.col("dm")).alias("design")
 
 
-def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
-    """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
-    by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores),
-    ``share`` (``score_share``) and ``deal_key``, the game's deal (``analysis.bootstrap.deal_key``;
-    the game itself without ``games``). With ``games``, only the games that it lists are kept."""
+def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """``results`` with ``seat`` counted from the game's opener (the first mover is seat 0).
+
+    Games open with seat 0, except game two of a two-game series (``games.series_game`` 2),
+    which the next seat opens; the models' first-mover and seat terms are about the order of play.
+    """
+    if "series_game" not in games.columns:
+        return results
+    opener = games.select("run_id", "game_id",
+                          (pl.col("series_game").fill_null(1).cast(pl.Int64) - 1).alias("_opener"))
+    n = pl.len().over("run_id", "game_id")
+    return (results.join(opener, on=["run_id", "game_id"], how="left")
+            .with_columns(((pl.col("seat").cast(pl.Int64) - pl.col("_opener").fill_null(0)) % n)
+                          .cast(results.schema["seat"]).alias("seat"))
+            .drop("_opener"))
+
+
+def _known_games(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFrame:
+    """``results`` of the games ``games`` lists (all without it), with their ``deal_key``."""
     cols = [] if games is None else deal_columns(games)
     if games is not None:
         results = results.join(games.select("run_id", "game_id", *cols), on=["run_id", "game_id"],
@@ -94,6 +110,15 @@ def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Dat
     results = results.with_columns(deal_key(cols).alias("deal_key")).drop(cols)
     if results.height == 0:
         raise ValueError("no game results in the records")
+    return results
+
+
+def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
+    """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
+    by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores),
+    ``share`` (``score_share``) and ``deal_key``, the game's deal (``analysis.bootstrap.deal_key``;
+    the game itself without ``games``). With ``games``, only the games that it lists are kept."""
+    results = _known_games(results, games)
     g = ["run_id", "game_id"]
     firsts = (pl.col("rank") == 1).sum().over(g)
     out = results.with_columns(
@@ -111,26 +136,32 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
     game) with its Wilson ``low``/``high``, ``score_share`` (the mean over its games of its score
     over all seats' scores), ``mean_score`` with a normal 95% interval (``score_low``/``score_high``),
     ``mean_floor_penalty`` and ``mean_bonus``. Games of a bot against copies of itself (a league
-    with ``self_play``) are left out: they are in ``seat_advantage``."""
-    o = outcomes(results, games).filter(
-        pl.col("bot").n_unique().over("run_id", "game_id") > 1)
-    if o.height == 0:
+    with ``self_play``) are left out: they are in ``seat_advantage``. The counts and sums are
+    ``analysis.totals.bot_totals``, as in the league's own table."""
+    r = _known_games(results, games).sort("run_id", "game_id", "seat")
+    game = r.select(pl.struct("run_id", "game_id").rle_id())["run_id"].to_numpy()
+    names = sorted(r["bot"].unique().to_list())
+    bot = r["bot"].replace_strict(names, list(range(len(names))), return_dtype=pl.Int64).to_numpy()
+    score = r["score"].cast(pl.Float64).to_numpy()
+    outcome = seat_outcomes(game, bot, score, r["rank"].to_numpy())
+    if not outcome["counted"].any():
         raise ValueError("no game between different bots in the records")
-    se = pl.col("score").cast(pl.Float64).std() / pl.len().sqrt()
-    table = o.group_by("bot").agg(
-        pl.len().alias("games"),
-        pl.col("win").sum().alias("wins"),
-        pl.col("shared").sum().alias("shared"),
-        pl.col("loss").sum().alias("losses"),
-        pl.col("points").sum().alias("points"),
-        pl.col("share").mean().alias("score_share"),
-        pl.col("score").cast(pl.Float64).mean().alias("mean_score"),
-        (pl.col("score").cast(pl.Float64).mean() - Z95 * se).alias("score_low"),
-        (pl.col("score").cast(pl.Float64).mean() + Z95 * se).alias("score_high"),
-        pl.col("floor_penalty_total").cast(pl.Float64).mean().alias("mean_floor_penalty"),
-        pl.col("bonus_points").cast(pl.Float64).mean().alias("mean_bonus"))
-    table = table.join(design_effects(o, ["bot"]), on="bot").with_columns(
-        (pl.col("points") / pl.col("games")).alias("win_rate"),
+    t = bot_totals(game, bot, len(names), score, r["rank"].to_numpy(), outcome=outcome, sums={
+        "score_sq": score * score, "floor": r["floor_penalty_total"].cast(pl.Float64).to_numpy(),
+        "bonus": r["bonus_points"].cast(pl.Float64).to_numpy()})
+    n = t["games"].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = t["score"] / n
+        se = np.sqrt(np.maximum(t["score_sq"] - n * mean * mean, 0.0) / (n - 1)) / np.sqrt(n)
+        table = pl.DataFrame({
+            "bot": names, "games": t["games"], "wins": t["wins"], "shared": t["shared"],
+            "losses": t["losses"], "points": t["points"], "win_rate": t["points"] / n,
+            "score_share": t["share"] / n, "mean_score": mean, "score_low": mean - Z95 * se,
+            "score_high": mean + Z95 * se, "mean_floor_penalty": t["floor"] / n,
+            "mean_bonus": t["bonus"] / n}).filter(pl.col("games") > 0).with_columns(
+                pl.col("games", "wins", "shared", "losses").cast(pl.UInt32))
+    rows = r.select("bot", "deal_key", pl.Series("points", outcome["points"])).filter(outcome["counted"])
+    table = table.join(design_effects(rows, ["bot"]), on="bot").with_columns(
         *wilson_exprs("points", "games", design="design"))
     return table.sort(["win_rate", "mean_score", "bot"], descending=[True, True, False]).select(
         "bot", "games", "wins", "shared", "losses", "win_rate", "low", "high", "score_share",
@@ -170,7 +201,6 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     With ``games``, seats are counted from the game's opener: in game two of a series (opened by
     seat 1) the first mover is reported as seat 0."""
     if games is not None:
-        from .elo import seats_from_opener
         results = seats_from_opener(results, games)
     o = outcomes(results, games)
     aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]

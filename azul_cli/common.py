@@ -99,18 +99,19 @@ RunDirs = Annotated[list[Path], typer.Argument(
     metavar="RUN_DIR", show_default=False)]
 
 
-def run_folders(run_dirs: list[Path]) -> list[Path]:
-    """The folders of a RUN_DIR... argument, each read once (a ``warning:`` on stderr for one given
-    twice), or fail saying why they cannot be read (a damaged part, two folders of one run...)."""
-    from analysis.records import run_folders as check
+def read_runs(run_dirs: list[Path]):
+    """The folders of a RUN_DIR... argument checked once (``analysis.records.Runs``, which the
+    command hands to every reader), each read once (a ``warning:`` on stderr for one given twice),
+    or fail saying why they cannot be read (a damaged part, two folders of one run...)."""
+    from analysis.records import check_runs
 
     try:
-        dirs, notes = check(run_dirs)
+        runs = check_runs(run_dirs)
     except (ValueError, OSError) as exc:
         fail(str(exc))
-    for note in notes:
+    for note in runs.notes:
         typer.echo(f"warning: {note}", err=True)
-    return dirs
+    return runs
 
 
 def os_error_message(exc: OSError) -> str:

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows, run_folders
+from .common import Format, FormatOpt, RunDirs, fail, json_rows, read_runs
 
 AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
@@ -51,12 +51,12 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
 
     Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; intervals by bootstrap over deals.
     """
-    run_dirs = run_folders(run_dirs)
+    runs = read_runs(run_dirs)
     from analysis.ratings import rate_by_players
     from analysis.records import read_records
 
     try:
-        records = read_records(run_dirs)
+        records = read_records(runs)
         fits = rate_by_players(records["results"], records["games"], anchor=anchor,
                                anchor_value=anchor_value, bootstrap=bootstrap, seed=seed)
         tables = {n: _with_openskill(fit.table, records, n) if openskill else fit.table
@@ -168,14 +168,14 @@ WhatOpt = Annotated[What, typer.Option(
 def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
                       what: WhatOpt = What.standings) -> None:
     """Standings, head-to-head crosstable or seat advantage, each rate with a Wilson 95% interval."""
-    run_dirs = run_folders(run_dirs)
+    runs = read_runs(run_dirs)
     from analysis import stats
     from analysis.records import read_records
 
     fn = {What.standings: stats.standings, What.crosstable: stats.crosstable,
           What.seats: stats.seat_advantage}[what]
     try:
-        records = read_records(run_dirs)
+        records = read_records(runs)
         frame = fn(records["results"], records["games"])
     except (ValueError, OSError) as exc:
         fail(str(exc))

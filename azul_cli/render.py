@@ -14,6 +14,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from engine.rules import COLOURS, FLOOR_COSTS, wall_colour
+from engine.text import status
 
 STYLES = {"B": "bold blue", "Y": "bold yellow", "R": "bold red", "K": "bold grey50",
           "W": "bold bright_cyan", "1": "bold reverse"}
@@ -38,24 +39,9 @@ def move_text(move: str) -> Text:
     return Text(move)
 
 
-def _ordinal(n: int) -> str:
-    return f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}"
-
-
 def status_line(pos: dict) -> Text:
-    """Who is to do what: round, phase, seat to move (or the ranks when the game is over)."""
-    head = f"Azul, {pos['players']} players, {pos['variant']} wall | round {pos['round']} | "
-    phase, seat = pos["phase"], pos["to_move"]
-    if phase == "draft":
-        tail = f"draft | seat {seat} to move"
-    elif phase == "tiling":
-        tail = f"tiling | seat {seat} to move (chooses a wall column)"
-    elif phase == "refill":
-        tail = f"refill | a deal is due, seat {seat} opens"
-    else:
-        tail = "game over | " + ", ".join(
-            f"seat {s} {_ordinal(r)}" for s, r in enumerate(pos["ranks"]))
-    return Text(head + tail, style="bold")
+    """Who is to do what (``engine.text.status``), in bold."""
+    return Text(status(pos), style="bold")
 
 
 def supply_view(pos: dict) -> Group:

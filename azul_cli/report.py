@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import RunDirs, fail, run_folders
+from .common import RunDirs, fail, read_runs
 from .ratings import BootstrapOpt, SeedOpt
 
 OutOpt = Annotated[Path | None, typer.Option(
@@ -20,7 +20,7 @@ OutOpt = Annotated[Path | None, typer.Option(
 def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
            seed: SeedOpt = 0) -> None:
     """Write report.html (self-contained, plots embedded), elo.csv and summary.md."""
-    run_dirs = run_folders(run_dirs)
+    runs = read_runs(run_dirs)
     import duckdb
     from rich.console import Console
 
@@ -28,8 +28,8 @@ def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
 
     try:  # a spinner on a terminal: a million-game league takes about half a minute
         with Console(stderr=True).status("reading the records, fitting the ratings, drawing the plots"):
-            result = collect(run_dirs, bootstrap=bootstrap, seed=seed)
-            paths = write_report(result, out if out is not None else run_dirs[0])
+            result = collect(runs, bootstrap=bootstrap, seed=seed)
+            paths = write_report(result, out if out is not None else runs.dirs[0])
     except (ValueError, OSError, duckdb.Error) as exc:
         fail(str(exc))
     for path in paths.values():

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows, run_folders
+from .common import Format, FormatOpt, RunDirs, fail, json_rows, read_runs
 
 
 class Scope(str, Enum):
@@ -39,14 +39,14 @@ PartOpt = Annotated[Part, typer.Option(
 def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOpt = Scope.game,
              min_games: MinGamesOpt = 1) -> None:
     """Openings (first draft move of the game or of each round): win rate and final score."""
-    run_dirs = run_folders(run_dirs)
+    runs = read_runs(run_dirs)
     from analysis.openings import opening_table
     from analysis.records import connect
 
     if min_games < 1:
         fail(f"--min-games must be at least 1, not {min_games}")
     try:
-        with connect(run_dirs) as con:
+        with connect(runs) as con:
             frame = opening_table(con, scope=scope.value, min_games=min_games)
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -66,7 +66,7 @@ def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOp
 
 def marker(run_dirs: RunDirs, format: FormatOpt = Format.table, what: PartOpt = Part.all) -> None:
     """The starting-player marker: who takes it, when, its floor cost and its effect on winning."""
-    run_dirs = run_folders(run_dirs)
+    runs = read_runs(run_dirs)
     from analysis import marker as lib
     from analysis.records import connect
 
@@ -74,7 +74,7 @@ def marker(run_dirs: RunDirs, format: FormatOpt = Format.table, what: PartOpt = 
     fns = {Part.summary: lib.marker_summary, Part.timing: lib.marker_timing,
            Part.effect: lib.marker_effect}
     try:
-        with connect(run_dirs) as con:
+        with connect(runs) as con:
             frames = {p: fns[p](con) for p in parts}
     except (ValueError, OSError) as exc:
         fail(str(exc))

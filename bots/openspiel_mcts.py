@@ -17,7 +17,6 @@ import numpy as np
 
 from engine import GameState, Move
 from engine.notation import MOVES
-from engine.rules import ranks
 
 from .base import Bot
 from .registry import Param, register
@@ -89,8 +88,7 @@ class CompiledRollouts:
         self.rng = np.random.RandomState(seed)
 
     def evaluate(self, state) -> np.ndarray:
-        from engine._rl import random_rollout
-        from engine.rl import win_returns
+        from engine.rl.common import rollout_ranks, win_returns
 
         if state.is_terminal():
             return np.array(state.returns())
@@ -105,8 +103,7 @@ class CompiledRollouts:
             if working.is_terminal():
                 total += working.returns()
                 continue
-            scores, rows = random_rollout(working.position._core, int(self.rng.randint(2**31)))
-            total += win_returns(ranks(scores, rows))
+            total += win_returns(rollout_ranks(working.position, int(self.rng.randint(2**31))))
         return total / self.rollouts
 
     def prior(self, state) -> list[tuple[int, float]]:

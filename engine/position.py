@@ -7,16 +7,14 @@ with the path of the offending field and says the rule. Standard library only.
 import json
 
 from .errors import InvalidPositionError
-from .rules import (COLOURS, FACTORIES, FACTORY_SIZE, FLOOR_SLOTS, MARKER, complete_rows, ranks,
-                    wall_column)
+from .rules import (COLOURS, FACTORIES, FACTORY_SIZE, FLOOR_SLOTS, MARKER, PHASES, VARIANTS,
+                    complete_rows, ranks, wall_column)
 from .rules import TILES_PER_COLOUR as PER_COLOUR
 
 FORMAT = "azul-position/1"
 KEYS = ("format", "variant", "players", "round", "phase", "to_move", "opener",
         "factories", "center", "marker", "bag", "lid", "boards")
 BOARD_KEYS = ("score", "lines", "wall", "floor")
-VARIANTS = ("colored", "gray")
-PHASES = ("draft", "tiling", "refill", "over")
 # Bounds the reader puts on numbers the rules leave open (docs/positions.md, "Ranges"): far above
 # any real game, and far inside the core's 32-bit round and score, so play from a position read
 # here can never overflow them.

@@ -26,6 +26,9 @@ FLOOR_COSTS = (1, 1, 2, 2, 2, 3, 3)  # the penalty of each floor slot, left to r
 FLOOR_SLOTS = len(FLOOR_COSTS)
 FLOOR_TOTALS = tuple(sum(FLOOR_COSTS[:k]) for k in range(FLOOR_SLOTS + 1))  # 0..7 occupied slots
 MARKER = "1"  # the starting-player marker on a floor
+VARIANTS = ("colored", "gray")  # the wall variants; the core's ``gray`` flag is the index
+PHASES = ("draft", "tiling", "refill", "over")  # the core's phase numbers are the indices
+DRAFT, TILING, REFILL, OVER = range(len(PHASES))
 ROW_BONUS, COLUMN_BONUS, COLOUR_BONUS = 2, 7, 10  # per complete row, column, colour at the end
 
 

@@ -8,11 +8,8 @@ from ._core import ERRORS, Core
 from .errors import IllegalMoveError, InvalidPositionError
 from .notation import COLOUR_NAMES, COLOURS, MOVES, Move
 from .position import read_position
-from .rules import complete_rows, ranks
+from .rules import OVER, PHASES, REFILL, VARIANTS, complete_rows, ranks
 
-PHASES = ("draft", "tiling", "refill", "over")
-DRAFT, TILING, REFILL, OVER = range(4)
-VARIANTS = ("colored", "gray")
 MARKER_SLOT = 5
 EMPTY = 255
 

@@ -237,3 +237,60 @@ def test_marker_and_openings_tables_read_like_the_others(real):
     assert not [h for h in headers if "_" in h], headers  # no snake_case column names
     openings = text[text.index("<h2>Openings</h2>"):text.index("<h2>The first-player marker")]
     assert ">True<" not in openings and ">False<" not in openings and ">yes<" in openings
+
+
+class GamesPerBot:
+    """A report section as docs/analysis.md's recipe writes one: games per bot, in both files."""
+    title = "Games per bot"
+
+    def compute(self, ctx):
+        return ctx.results.group_by("bot").len().sort("bot")
+
+    def figures(self, data):
+        return {}
+
+    def html(self, data, figures):
+        from analysis.sections.format import esc
+
+        rows = "".join(f"<li>{esc(r['bot'])}: {r['len']}</li>" for r in data.iter_rows(named=True))
+        return ["<h2>Games per bot</h2>", f"<ul>{rows}</ul>"]
+
+    def markdown(self, data):
+        from analysis.sections.format import md_cell
+
+        return ["## Games per bot", "", *(f"- {md_cell(r['bot'])}: {r['len']}" for r in data.iter_rows(named=True)),
+                ""]
+
+
+def test_a_new_section_is_one_object_in_the_list(synthetic, tmp_path, monkeypatch):
+    """The recipe of docs/analysis.md: a section appended to the list shows in report.html (after
+    the others, its bot names escaped) and in summary.md, and changes nothing else."""
+    from analysis import sections
+
+    before = build_report(synthetic, tmp_path / "before", bootstrap=0)
+    monkeypatch.setattr(report_mod, "SECTIONS", [*sections.SECTIONS, GamesPerBot()])
+    after = build_report(synthetic, tmp_path / "after", bootstrap=0)
+    text, summary = (after[name].read_text(encoding="utf-8") for name in ("report.html", "summary.md"))
+    shown = f"<h2>Games per bot</h2>\n<ul><li>a: 160</li><li>{html.escape(EVIL)}: 160</li><li>c: 160</li></ul>"
+    assert text == before["report.html"].read_text(encoding="utf-8").replace(
+        "\n</body>", f"\n{shown}\n</body>")
+    assert summary.startswith(before["summary.md"].read_text(encoding="utf-8").split("- note:")[0])
+    assert "\n## Games per bot\n\n- a: 160\n- b&lt;script&gt;alert(1)&lt;/script&gt;: 160\n- c: 160\n" in summary
+    assert after["elo.csv"].read_bytes() == before["elo.csv"].read_bytes()
+
+
+def test_each_command_checks_its_folders_once(synthetic, monkeypatch):
+    """azul elo, standings, openings and report check each folder once (analysis.records.Runs)."""
+    import analysis.records
+
+    checked = []
+    real = analysis.records.check_run_dir
+    monkeypatch.setattr(analysis.records, "check_run_dir", lambda d: checked.append(d) or real(d))
+    for args in (["elo", "-b", "0"], ["standings"], ["report", "--bootstrap", "0", "--out", str(synthetic / "o")]):
+        checked.clear()
+        result = runner.invoke(app, [*args, str(synthetic)])
+        assert result.exit_code == 0, result.output
+        assert checked == [synthetic], args
+    checked.clear()
+    result = runner.invoke(app, ["openings", str(synthetic)])
+    assert checked == [synthetic] and "no moves records" in result.output

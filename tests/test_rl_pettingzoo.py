@@ -1,4 +1,6 @@
 """The PettingZoo environment: PettingZoo's own API and seed tests, and what the numbers mean."""
+import re
+
 import numpy as np
 import pytest
 
@@ -100,12 +102,19 @@ def test_illegal_action_raises_and_changes_nothing():
         env.step(325)
 
 
-def test_render_ansi_is_the_cli_board():
+def test_render_ansi_is_the_plain_text_board():
+    """engine.text draws it (no import from azul_cli); its status line is the terminal's."""
+    from azul_cli.render import status_line
+    from engine.text import board_text
+
     env = pettingzoo_env(render_mode="ansi", seed=5)
     env.reset()
     text = env.render()
+    assert text == board_text(env.game.to_json())
     assert text.startswith("Azul, 2 players, colored wall | round 1 | draft | seat 0 to move")
-    assert "factories" in text and "seat 1  score 0" in text and "\x1b[" not in text
+    assert text.splitlines()[0] == status_line(env.game.to_json()).plain
+    assert re.search(r"\nfactories  1:[BYRKW]{4} 2:[BYRKW]{4} ", text) and "seat 1  score 0" in text and "\x1b[" not in text
+    assert "seat 0  score 0  < to move" in text and "5 . . . . . | y r k w b" in text
     quiet = pettingzoo_env(seed=5)
     quiet.reset()
     with pytest.warns(UserWarning, match="render_mode"):

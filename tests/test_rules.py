@@ -111,3 +111,24 @@ def test_a_move_the_rules_forbid_leaves_the_state_as_it_was():
     with pytest.raises(ValueError, match="illegal move"):
         step(state, lambda seat, view: illegal, None)
     assert state == before
+
+
+@pytest.mark.parametrize("variant", ["colored", "gray"])
+def test_the_core_phase_numbers_are_the_rules_phase_numbers(variant):
+    """rules.PHASES and DRAFT..OVER are the core's numbers (state.py, the position reader and
+    engine.rl read them there): a game passes through each, each where the rules say."""
+    rng = random.Random(4)
+    state = new_game(seed=4, variant=variant)
+    seen = []
+    while True:
+        number, name = state._core.phase, state.to_json()["phase"]
+        assert rules.PHASES[number] == name and state.phase == name
+        seen.append(number)
+        if number == rules.OVER:
+            break
+        if number == rules.REFILL:
+            state.deal(seed=rng.randrange(2**32))
+        else:
+            state.play(rng.choice(state.legal_moves()))
+    assert seen[0] == rules.DRAFT and rules.REFILL in seen and seen[-1] == rules.OVER
+    assert (rules.TILING in seen) == (variant == "gray")

@@ -4,6 +4,7 @@ in any order and a results row without its game."""
 import random
 
 import pyarrow as pa
+import pytest
 
 from tournament.standings import Tally
 
@@ -48,3 +49,28 @@ def test_add_tables_counts_as_add_game_does():
     for key in KEYS:  # the float sums too, bit for bit: the same order of additions
         assert dict(getattr(whole, key)) == dict(getattr(one_by_one, key)), key
     assert whole.leader() == one_by_one.leader()
+
+
+def test_the_league_table_and_azul_standings_count_alike():
+    """The live tally and ``analysis.stats.standings`` are one count (analysis.totals): the same
+    games, wins, shared firsts, win rate, score share and mean score per bot, self-play left out."""
+    import polars as pl
+
+    from analysis.stats import standings
+
+    _, played = _league(5, 2000)
+    tally = Tally(list("abcd"))
+    rows = []
+    for gid, names, scores, ranks, termination, fault in played:
+        tally.add_game(names, scores, ranks, termination, fault)
+        rows += [{"run_id": "r", "game_id": gid, "seat": s, "bot": names[s], "score": scores[s],
+                  "rank": ranks[s], "floor_penalty_total": 0, "bonus_points": 0} for s in range(len(names))]
+    league = {r.bot: r for r in tally.standings()}
+    table = standings(pl.DataFrame(rows))
+    assert set(table["bot"]) == set(league) == set("abcd")
+    for r in table.iter_rows(named=True):
+        mine = league[r["bot"]]
+        assert (mine.games, mine.wins, mine.shared) == (r["games"], r["wins"], r["shared"])
+        assert mine.win_rate == pytest.approx(r["win_rate"], rel=1e-12)
+        assert mine.score_share == pytest.approx(r["score_share"], rel=1e-12)
+        assert mine.mean_score == pytest.approx(r["mean_score"], rel=1e-12)

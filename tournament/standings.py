@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analysis.totals import bot_totals
 from records.read import read_table
 
 
@@ -36,14 +37,17 @@ class BotStanding:
 
 
 class Tally:
-    """Running totals, game by game: what the driver keeps while a league plays (a few numbers a bot)."""
+    """Running totals: what the driver keeps while a league plays (a few numbers a bot).
+
+    Each batch of games adds its per-bot totals (``analysis.totals.bot_totals``, the count behind
+    every standings table), so the league's table and ``azul standings`` count alike."""
 
     def __init__(self, bots: list[str]):
         self.bots = list(bots)
         self.games = defaultdict(int)
         self.wins = defaultdict(int)
         self.shared = defaultdict(int)
-        self.points = defaultdict(float)
+        self.points = defaultdict(float)  # the sum of final scores
         self.share = defaultdict(float)
         self.rank_sum = defaultdict(float)
         self.faults = defaultdict(int)
@@ -53,34 +57,16 @@ class Tally:
 
     def add_game(self, names: list[str], scores: list[int], ranks: list[int],
                  termination: str, fault_seat: int | None) -> None:
-        """Count a game; one of a bot against copies of itself (``self_play``) counts in the
-        total, the failures and the bot's faults only: it would pull its rates toward 1/players."""
-        self.total += 1
-        if termination != "normal":
-            self.failures[termination] += 1
-        for name in set(names):
-            self.seated[name] += 1
-        if len(set(names)) == 1:
-            if fault_seat is not None:
-                self.faults[names[0]] += 1
-            return
-        table_points = sum(scores)
-        firsts = ranks.count(1)
-        for s, name in enumerate(names):
-            self.games[name] += 1
-            self.wins[name] += ranks[s] == 1 and firsts == 1
-            self.shared[name] += ranks[s] == 1 and firsts > 1
-            self.points[name] += scores[s]
-            self.share[name] += scores[s] / table_points if table_points else 1 / len(names)
-            self.rank_sum[name] += ranks[s]
-            if fault_seat == s:
-                self.faults[name] += 1
+        """Count one game, as ``add_tables`` counts a batch."""
+        bots = sorted(set(names))
+        seat = np.arange(len(names))
+        self._add([termination], bots, np.zeros(len(names), np.int64),
+                  np.array([bots.index(n) for n in names]), np.array(scores), np.array(ranks),
+                  seat == (-1 if fault_seat is None else fault_seat))
 
     def add_tables(self, games: pa.Table, results: pa.Table) -> None:
-        """Add recorded games (a ``games`` and a ``results`` table of the same games).
-
-        The same counts and sums as ``add_game`` over the games in game-id order (a results row
-        whose game is not in ``games`` is left out), worked out over whole columns."""
+        """Add recorded games (a ``games`` and a ``results`` table of the same games), in game-id
+        order; a results row whose game is not in ``games`` is left out."""
         r = results.select(["game_id", "seat", "bot", "score", "rank"])
         r = r.filter(pc.is_in(r["game_id"], value_set=games["game_id"])).sort_by([("game_id", "ascending"),
                                                                                    ("seat", "ascending")])
@@ -90,50 +76,26 @@ class Tally:
         new_game = np.ones(len(gid), bool)
         new_game[1:] = pc.not_equal(gid[1:], gid[:-1]).to_numpy(zero_copy_only=False)
         game = np.cumsum(new_game) - 1  # per row: its game, 0.. in game-id order
-        n = int(game[-1]) + 1
         names = r["bot"].combine_chunks().dictionary_encode()
-        bot = names.indices.to_numpy(zero_copy_only=False)
-        seat = r["seat"].to_numpy()
-        score = r["score"].to_numpy().astype(np.float64)
-        rank = r["rank"].to_numpy()
         g = games.select(["game_id", "termination", "fault_seat"])
         g = g.filter(pc.is_in(g["game_id"], value_set=gid)).sort_by("game_id")
-        termination = g["termination"].to_pylist()
         fault_seat = pc.fill_null(g["fault_seat"].cast(pa.int32()), -1).to_numpy()  # -1: no seat faulted
-        first = np.ones(len(gid), bool)  # the row is its bot's first seat in the game
-        for back in range(1, 4):
-            same = np.zeros(len(gid), bool)
-            same[back:] = (game[back:] == game[:-back]) & (bot[back:] == bot[:-back])
-            first &= ~same
-        distinct = np.bincount(game, first, n)
-        players = np.bincount(game, None, n)
-        table_points = np.bincount(game, score, n)
-        firsts = np.bincount(game, rank == 1, n)
-        faulted = seat == fault_seat[game]
-        self.total += n
-        for t in termination:
+        seat = r["seat"].to_numpy()
+        self._add(g["termination"].to_pylist(), names.dictionary.to_pylist(), game,
+                  names.indices.to_numpy(zero_copy_only=False), r["score"].to_numpy(),
+                  r["rank"].to_numpy(), seat == fault_seat[game])
+
+    def _add(self, terminations, names, game, bot, score, rank, faulted) -> None:
+        self.total += len(terminations)
+        for t in terminations:
             if t != "normal":
                 self.failures[t] += 1
-        alone = distinct[game] == 1  # a bot against copies of itself
-        rated = ~alone
-        wins = (rank == 1) & (firsts[game] == 1)
-        tp = table_points[game]
-        share = np.divide(score, tp, out=1.0 / players[game], where=tp != 0)
-        k = len(names.dictionary)
-        sums = {
-            "seated": np.bincount(bot, first, k), "games": np.bincount(bot, rated, k),
-            "wins": np.bincount(bot, rated & wins, k), "shared": np.bincount(bot, rated & (rank == 1) & ~wins, k),
-            "points": np.bincount(bot, np.where(rated, score, 0.0), k),
-            "share": np.bincount(bot, np.where(rated, share, 0.0), k),
-            "rank_sum": np.bincount(bot, np.where(rated, rank, 0.0), k),
-            # a self-play game's fault is its bot's once; another game's, the faulting seat's bot's
-            "faults": np.bincount(bot, (rated & faulted) | (alone & first & (fault_seat[game] >= 0)), k),
-        }
-        for i, name in enumerate(names.dictionary.to_pylist()):
+        sums = bot_totals(game, bot, len(names), score, rank, faulted)
+        for i, name in enumerate(names):
             for key in ("seated", "games", "wins", "shared", "faults"):
                 getattr(self, key)[name] += int(sums[key][i])
-            for key in ("points", "share", "rank_sum"):
-                getattr(self, key)[name] += float(sums[key][i])
+            for key, total in (("points", "score"), ("share", "share"), ("rank_sum", "rank_sum")):
+                getattr(self, key)[name] += float(sums[total][i])
 
     def leader(self) -> tuple[str, float] | None:
         """The bot with the best win rate so far, and that rate."""
@@ -166,13 +128,11 @@ class Tally:
         return rows
 
 
-def ratings(run_dir: str | Path) -> dict[str, float]:
-    """Each bot's Elo from a run's records (``analysis.rate_by_players``, no bootstrap); {} if none."""
-    from analysis import rate_by_players, read_records
+def ratings(records: dict) -> dict[str, float]:
+    """Each bot's Elo from a run's ``games`` and ``results`` frames (``analysis.rate_by_players``,
+    no bootstrap)."""
+    from analysis import rate_by_players
 
-    if not any((Path(run_dir) / "games").glob("*.parquet")):
-        return {}
-    records = read_records(run_dir)
     fits = rate_by_players(records["results"], records["games"], bootstrap=0)
     return {row["bot"]: row["rating"] for fit in fits.values() for row in fit.table.iter_rows(named=True)}
 
@@ -186,6 +146,13 @@ def league_tally(run_dir: str | Path, bots: list[str]) -> Tally:
 
 
 def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStanding], Tally]:
-    """Standings from a run's records on disk (every committed game), rated."""
-    tally = league_tally(run_dir, bots)
-    return tally.standings(ratings(run_dir)), tally
+    """Standings from a run's records on disk (every committed game), rated: the folder is
+    checked and read once (``analysis.records``) for the tally and the ratings."""
+    tally = Tally(bots)
+    if not any((Path(run_dir) / "games").glob("*.parquet")):
+        return tally.standings(), tally
+    from analysis.records import read_records
+
+    records = read_records(run_dir)
+    tally.add_tables(records["games"].to_arrow(), records["results"].to_arrow())
+    return tally.standings(ratings(records)), tally

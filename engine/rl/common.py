@@ -1,16 +1,15 @@
 """What the PettingZoo environment and the OpenSpiel game share: argument checks, the
-observation layout, the end-of-game rewards and the text board. Needs neither library."""
+observation layout and the end-of-game rewards. Needs neither library."""
 from __future__ import annotations
 
 import numpy as np
 
-from .._rl import legal_mask, observation_size, observe
+from .._rl import legal_mask, observation_size, observe, random_rollout
 from ..notation import N_CODES
-from ..rules import FACTORIES
+from ..rules import FACTORIES, VARIANTS, ranks
 from ..state import GameState
 
 N_ACTIONS = N_CODES  # move codes: drafts (source * 5 + colour) * 6 + destination, gray tiling 300 + line * 5 + column
-VARIANTS = ("colored", "gray")
 REWARDS = ("win", "score")
 
 
@@ -86,6 +85,14 @@ def score_returns(scores: list[int]) -> list[float]:
     return [s - mean for s in scores]
 
 
+def rollout_ranks(state: GameState, seed: int) -> list[int]:
+    """The final ranks of a copy of ``state`` played to the end with uniform random moves and
+    deals drawn from ``seed``, in the compiled core (the loop of ``random_playouts``); ``state``
+    itself is unchanged. For leaf values in a search (bots/openspiel_mcts.py)."""
+    scores, rows = random_rollout(state._core, seed)
+    return ranks(scores, rows)
+
+
 def final_returns(state: GameState, reward: str) -> list[float]:
     pos = state.to_json()
     if reward == "win":
@@ -93,16 +100,5 @@ def final_returns(state: GameState, reward: str) -> list[float]:
     return score_returns([b["score"] for b in pos["boards"]])
 
 
-def board_text(pos: dict, width: int = 100) -> str:
-    """The text board ``azul play`` draws (azul_cli.render), without colour.
-
-    The one drawing of a position is the command line's; the RL door borrows it when an
-    environment is rendered (imported then, so ``engine`` itself never needs the CLI).
-    """
-    from azul_cli.render import position_text
-
-    return position_text(pos, width)
-
-
-__all__ = ["N_ACTIONS", "VARIANTS", "REWARDS", "observation", "observation_layout", "split_observation",
-           "win_returns", "score_returns", "final_returns", "board_text"]
+__all__ = ["N_ACTIONS", "VARIANTS", "REWARDS", "observation", "observation_layout", "rollout_ranks", "split_observation",
+           "win_returns", "score_returns", "final_returns"]

@@ -16,12 +16,11 @@ import pyspiel
 
 from .._rl import observation_size, observe
 from ..notation import MOVES
-from ..rules import COLOUR_NAMES, COLOURS, FACTORIES
+from ..rules import COLOUR_NAMES, COLOURS, FACTORIES, OVER, REFILL
 from ..state import GameState, new_game
 from .common import N_ACTIONS, check_players, check_variant, observation_layout, win_returns
 
 NAME = "python_azul"
-REFILL, OVER = 2, 3  # the core's phase numbers
 
 
 def game_type() -> pyspiel.GameType:

@@ -9,10 +9,10 @@ from pettingzoo import AECEnv
 
 from .._rl import legal_mask, observation_size, observe
 from ..notation import MOVES
+from ..rules import OVER, REFILL
 from ..state import GameState, new_game
-from .common import N_ACTIONS, board_text, check_players, check_reward, check_variant, final_returns
-
-REFILL, OVER = 2, 3  # the core's phase numbers
+from ..text import board_text
+from .common import N_ACTIONS, check_players, check_reward, check_variant, final_returns
 
 
 class AzulEnv(AECEnv):
