@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,87 @@ def test_command_modules_import_no_cycle_and_not_main():
 
     for name in graph:
         visit(name, ())
+
+
+# ------------------------------------------------------------------ the layers, .py and .pyx alike
+# Each package may import only the packages listed for it (and itself): engine at the bottom, bots
+# and the record format above it, tournament and analysis above those (tournament may use analysis's
+# statistics; analysis never tournament or bots), azul_cli on top.
+PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "azul_cli")
+ALLOWED = {
+    "engine": set(),
+    "bots": {"engine"},
+    "records": {"engine"},
+    "analysis": {"engine", "records"},
+    "tournament": {"engine", "bots", "records", "analysis"},
+    "azul_cli": {"engine", "bots", "records", "tournament", "analysis"},
+}
+# the compiled modules that may cimport the core's C declarations (engine/_core.pxd)
+CORE_CIMPORTERS = {"engine", "bots", "tournament/_fastloop.pyx"}
+_PYX_IMPORT = re.compile(r"^\s*(?:from\s+(\.*[\w.]*)\s+(c?import)\b|(c?import)\s+([\w.]+))", re.M)
+
+
+def pyx_imports(path: Path, package: str) -> set[tuple[str, str]]:
+    """(module, 'import' or 'cimport') for every import line of a .pyx or .pxd file."""
+    found = set()
+    for match in _PYX_IMPORT.finditer(path.read_text(encoding="utf-8")):
+        module, kind = (match.group(1), match.group(2)) if match.group(1) is not None else (match.group(4),
+                                                                                              match.group(3))
+        if module.startswith("."):
+            module = f"{package}{module}" if module.strip(".") else package
+        found.add((module, kind))
+    return found
+
+
+def source_files(package: str) -> list[Path]:
+    return python_files(package) + sorted((ROOT / package).rglob("*.pyx")) + sorted((ROOT / package).rglob("*.pxd"))
+
+
+def imports_of(path: Path, package: str) -> set[str]:
+    if path.suffix == ".py":
+        return imported(ast.parse(path.read_text(encoding="utf-8")), package)
+    return {module for module, _ in pyx_imports(path, package)}
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_imports_only_the_layers_below(package):
+    if not (ROOT / package).is_dir():
+        pytest.skip(f"no {package}/")
+    for path in source_files(package):
+        tops = {name.split(".")[0] for name in imports_of(path, package) if name}
+        wrong = sorted(tops & set(PACKAGES) - ALLOWED[package] - {package})
+        assert not wrong, (f"{path.relative_to(ROOT)} imports {wrong}: {package} may import only "
+                           f"{sorted(ALLOWED[package]) or 'nothing of the project'}")
+
+
+def test_the_core_is_reached_only_from_engine_and_compiled_modules():
+    for package in PACKAGES:
+        for path in source_files(package):
+            where = path.relative_to(ROOT).as_posix()
+            if path.suffix == ".py":
+                if package == "engine":
+                    continue
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+                names = imported(tree, package)
+                assert not {n for n in names if n.startswith("engine._")}, \
+                    f"{where} imports a compiled engine module: use the engine's public API"
+                attrs = [node.lineno for node in ast.walk(tree)
+                         if isinstance(node, ast.Attribute) and node.attr == "_core"]
+                assert not attrs, f"{where} reaches GameState._core (lines {attrs}): only engine/ may"
+            else:
+                cimports = {m for m, kind in pyx_imports(path, package) if kind == "cimport"}
+                if "engine._core" in cimports:
+                    assert package in CORE_CIMPORTERS or where in CORE_CIMPORTERS, \
+                        f"{where} cimports engine._core: only the compiled modules may"
+
+
+def test_the_layer_check_sees_a_wrong_import(tmp_path):
+    """The checks above read .pyx cimports and relative imports: a bad line is caught."""
+    bad = tmp_path / "bad.pyx"
+    bad.write_text("from tournament._fastloop cimport play_one\nfrom ._policies cimport Weights\n"
+                   "cimport engine._core\n")
+    assert pyx_imports(bad, "bots") == {("tournament._fastloop", "cimport"), ("bots._policies", "cimport"),
+                                        ("engine._core", "cimport")}
+    bad_py = tmp_path / "bad.py"
+    bad_py.write_text("from ..tournament import runner\nfrom . import spec\n")
+    assert "bots.spec" in imported(ast.parse(bad_py.read_text()), "bots")

@@ -17,10 +17,10 @@ import yaml
 from bots import make_bot
 from bots.spec import parse_bot_spec
 from engine.errors import shown
+from engine.rules import VARIANTS
 
 from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
-VARIANTS = ("colored", "gray")
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
             "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee")
 BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
