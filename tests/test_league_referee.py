@@ -36,7 +36,7 @@ def test_each_built_in_bot_declares_its_compiled_form():
     ({"bots": [{"name": "a", "type": "greedy", "time_limit": 2.0}, "random"]},
      "bot 'a' (bots[0]): time_limit 2 s a move"),
     ({"bots": ["random", {"name": "m", "type": "greedy", "params": {"marker": "take"}}]},
-     "bot 'm' (bots[1]): a wrapper (greedy+marker=take, an intervention)"),
+     "bot 'm' (bots[1]): a wrapper (an intervention) around its greedy bot has no compiled form"),
     ({"bots": ["random", {"name": "e", "type": "external", "params": {"command": ["prog"]}}]},
      "bot 'e' (bots[1]): an external program"),
     ({"bots": ["random", bot("u", "UndeclaredGreedy")]},

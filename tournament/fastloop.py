@@ -102,7 +102,7 @@ def _form(entry: dict) -> tuple[CompiledForm | None, Callable | None, str | None
     make = bot_maker(entry["type"], entry["params"])
     proto = make(0)
     if type(proto) is not cls:  # a wrapper its spec asked for (bots.registry.register_wrapper)
-        return None, None, f"a wrapper ({proto.name}, an intervention) has no compiled form"
+        return None, None, f"a wrapper (an intervention) around its {entry['type']} bot has no compiled form"
     form = proto.compiled_form()
     if form is None:
         return None, None, f"its class {cls.__module__}:{cls.__qualname__} has no compiled form for these parameters"

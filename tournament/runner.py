@@ -92,8 +92,8 @@ class LeagueSummary:
     mlflow_error: str | None = None  # why logging to MLflow failed (``--resume`` tries again)
     run_id: str = ""  # the run's id in its records (run.json)
     repair: RepairReport | None = None  # what ``--resume`` mended in the folder first
-    # who played this run's games: "compiled" (the C loop, tournament/fastloop.py), "python" (the
-    # referee), "mixed" (some of each); and why the referee played, a line a reason
+    # who plays this run's games: "compiled" (the C loop, tournament/fastloop.py) or "python" (the
+    # referee); and why the referee does, a line a reason (fastloop.why_python_referee)
     referee: str = "compiled"
     referee_reasons: list[str] = field(default_factory=list)
 
