@@ -2,14 +2,14 @@
 
 A ``Schedule`` hands the driver its games one stage at a time::
 
-    class Winners:                                   # tests/test_league_stages.py has it whole
-        total = 6                                    # games it plays at most (the progress bar's)
+    class Knockout:                                  # tests/test_league_stages.py has it whole
+        total = 12                                   # games it plays at most (the progress bar's)
         def next_games(self, results: Results) -> list[GameSpec] | None:
             if not results.stages:
                 return first_round()
             if len(results.stages) == 1:
-                return final(winners_of(results))   # read from results.results' ranks
-            return None                              # finished
+                return final(winners(results.results))   # from the first round's ranks
+            return None                                  # finished
 
 ``run_league(config, schedule=...)`` asks for a stage, plays it to its end (every game recorded),
 then asks for the next with the records of every game of the stages so far, until the schedule
