@@ -4,11 +4,14 @@ process and on Ray; and the SPRT, which is such a schedule."""
 from __future__ import annotations
 
 import dataclasses
+import signal
+import subprocess
+import sys
 
 import pytest
 
 from test_league_compiled import _rows  # rows of a table, sorted, timing and run_id left out
-from test_league_support import league, ray_address  # noqa: F401  (a session fixture)
+from test_league_support import league, ray_address, subprocess_env  # noqa: F401  (a session fixture)
 from tournament import read_table
 from tournament.config import parse_config
 from tournament.runner import run_league
@@ -191,6 +194,32 @@ def test_an_sprt_stopped_halfway_resumes_to_the_same_decision_and_games(tmp_path
     rest = run_sprt(sprt_settings(tmp_path), resume=True)
     assert not rest.interrupted and first.played + rest.played == whole_sprt.played
     assert rest.result.decision == whole_sprt.result.decision
+    assert games_of(rest.run_dir) == games_of(whole_sprt.run_dir)
+    for name in ("results", "moves"):
+        assert _rows(rest.run_dir, name) == _rows(whole_sprt.run_dir, name), name
+
+
+def test_an_sprt_killed_halfway_resumes_to_the_same_decision_and_games(tmp_path, whole_sprt):
+    """kill -9 of the driver (SIGKILL from its own on_written hook, once 36 games are written: a
+    moment in the third stage), then --resume: the uninterrupted run's games and decision."""
+    script = f"""
+import dataclasses, os, signal
+from tournament.sprt import SprtSettings, run_sprt
+league_of = SprtSettings.league
+SprtSettings.league = lambda self: dataclasses.replace(league_of(self), flush_seconds=0, batch_games=2)
+def kill(written):
+    if written >= 2 * STAGE_PAIRS + 4:
+        os.kill(os.getpid(), signal.SIGKILL)
+run_sprt(SprtSettings("greedy", "random", elo0=0, elo1=20, workers=0, out={str(tmp_path)!r}, mlflow=False),
+         on_written=kill)
+""".replace("STAGE_PAIRS", str(STAGE_PAIRS))
+    killed = subprocess.run([sys.executable, "-c", script], env=subprocess_env(), capture_output=True, text=True,
+                            timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    kept = len(read_table(tmp_path / "sprt", "games"))
+    assert 2 * STAGE_PAIRS + 4 <= kept < whole_sprt.played
+    rest = run_sprt(sprt_settings(tmp_path), resume=True)
+    assert rest.played == whole_sprt.played - kept and rest.result.decision == whole_sprt.result.decision
     assert games_of(rest.run_dir) == games_of(whole_sprt.run_dir)
     for name in ("results", "moves"):
         assert _rows(rest.run_dir, name) == _rows(whole_sprt.run_dir, name), name
