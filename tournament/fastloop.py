@@ -105,7 +105,8 @@ def _form(entry: dict) -> tuple[CompiledForm | None, Callable | None, str | None
         return None, None, f"a wrapper (an intervention) around its {entry['type']} bot has no compiled form"
     form = proto.compiled_form()
     if form is None:
-        return None, None, f"its class {cls.__module__}:{cls.__qualname__} has no compiled form for these parameters"
+        return None, None, (f"its class {cls.__module__}:{cls.__qualname__} has no compiled form for "
+                            "these parameters")
     if form.kind not in KINDS:
         return None, None, (f"its compiled form {form.kind!r} is not one the compiled loop plays "
                             f"({', '.join(KINDS)})")

@@ -307,14 +307,16 @@ class _Driver:
         try:
             with self.stop.installed(), _few_collections():
                 self.report()
-                if schedule is not None:
-                    stages = ([g for g in stage if g.game_id not in done] for stage in stages_of(schedule, self.recorded))
+                if schedule is not None:  # each stage's games not yet recorded, the next stage once played
+                    stages = ([g for g in stage if g.game_id not in done]
+                              for stage in stages_of(schedule, self.recorded))
                     summary.complete = all(self.play(Listed(iter(games)), len(games)) for games in stages)
                 elif done:
-                    summary.complete = self.play(Listed(s for s in league_games(self.cfg) if s.game_id not in done),
-                                                 summary.total - len(done))
+                    pending = Listed(s for s in league_games(self.cfg) if s.game_id not in done)
+                    summary.complete = self.play(pending, summary.total - len(done))
                 else:  # a fresh league: slices of its schedule, each built by its task
-                    summary.complete = self.play(Slices(summary.total, self.cfg["match"] == "series"), summary.total)
+                    pending = Slices(summary.total, self.cfg["match"] == "series")
+                    summary.complete = self.play(pending, summary.total)
                 summary.interrupted = self.stop.requested
         except KeyboardInterrupt:
             summary.interrupted, summary.complete = True, False

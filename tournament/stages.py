@@ -106,7 +106,8 @@ class Recorded:
             keys = [("game_id", "ascending")] + ([("seat", "ascending")] if name == "results" else [])
             out[name] = table.sort_by(keys)
         if out["games"].num_rows != len(ids):  # the driver plays each stage to its end first
-            raise RuntimeError(f"{out['games'].num_rows} of the {len(ids)} games of the stages so far are recorded")
+            raise RuntimeError(f"{out['games'].num_rows} of the {len(ids)} games of the stages so far "
+                               "are recorded")
         return Results([list(s) for s in stages], out["games"], out["results"])
 
 
