@@ -78,6 +78,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
                       f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
                       f"{league.total_games:,} games", soft_wrap=True)
+        print_referee(console, league)
         with ProgressBar(console, enabled=not quiet) as bar:
             summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update)
     except (ConfigError, LeagueError) as exc:
@@ -108,6 +109,25 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     if forfeited:
         fail(f"{'a bot' if len(forfeited) == 1 else 'bots'} forfeited every game: {', '.join(forfeited)}; "
              "the records are complete, see their error column (azul league status, azul replay)")
+
+
+def print_referee(console: Console, league) -> None:
+    """Before a league starts: when a seat (or a setting) sends its games to the Python referee,
+    which one and why (the compiled loop plays the others many times faster)."""
+    from tournament.fastloop import why_python_referee
+
+    reasons = why_python_referee(league.to_dict())
+    if reasons:
+        console.print("the Python referee plays these games (the compiled loop cannot):", soft_wrap=True,
+                      markup=False)
+        for reason in reasons:
+            console.print(f"  {reason}", soft_wrap=True, markup=False)
+
+
+def referee_text(referee: str) -> str:
+    """``compiled`` -> ``the compiled loop``, ``python`` -> ``the Python referee``, ``mixed`` -> both."""
+    return {"compiled": "the compiled loop", "python": "the Python referee"}.get(
+        referee, "the compiled loop and the Python referee")
 
 
 def _write_report(console: Console, league, summary: LeagueSummary) -> None:
@@ -246,7 +266,7 @@ class ProgressBar:
                 TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
                 TextColumn("{task.fields[leader]}"), console=self.console, transient=False)
             self.progress.start()
-            self.task = self.progress.add_task(f"league {event.name}", total=event.total,
+            self.task = self.progress.add_task(f"league {event.name} ({event.referee})", total=event.total,
                                                completed=event.recorded, **fields)
         else:
             self.progress.update(self.task, completed=event.recorded, **fields)
@@ -258,8 +278,8 @@ class ProgressBar:
         if event.played and event.recorded < event.total:
             left = (event.total - event.recorded) * event.seconds / event.played
             eta = f"ETA {int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
-        parts = [f"league {event.name}: {event.recorded:,}/{event.total:,} games", fields["rate"], eta,
-                 fields["leader"]]
+        parts = [f"league {event.name} ({event.referee}): {event.recorded:,}/{event.total:,} games",
+                 fields["rate"], eta, fields["leader"]]
         self.console.print(", ".join(p for p in parts if p), soft_wrap=True, markup=False)
 
     def __enter__(self) -> ProgressBar:
@@ -285,7 +305,8 @@ def _failures(failures: dict[str, int]) -> str:
 def _report(console: Console, summary: LeagueSummary) -> None:
     _print_repair(console, summary.repair)
     rate = rate_text(summary.played, summary.play_s)
-    console.print(f"{summary.played:,} games played in {summary.elapsed_s:.1f} s{f' ({rate})' if rate else ''}; "
+    console.print(f"{summary.played:,} games played by {referee_text(summary.referee)} in "
+                  f"{summary.elapsed_s:.1f} s{f' ({rate})' if rate else ''}; "
                   f"{summary.recorded:,} of {summary.total:,} recorded; failures: {_failures(summary.failures)}",
                   soft_wrap=True)
     console.print(f"records: {summary.run_dir}/ (games/, results/, moves/, rounds/ as Parquet; "

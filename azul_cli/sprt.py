@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from .common import Variant, fail
-from .league import AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt
+from .league import AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt, print_referee, referee_text
 
 if TYPE_CHECKING:
     from tournament.sprt import SprtOutcome, SprtProgress
@@ -97,7 +97,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
     try:
         settings = SprtSettings(**fields)
         settings.check()
-        settings.league()
+        league = settings.league()
     except (TypeError, ValueError) as exc:
         fail(str(exc))
     console = Console(highlight=False, stderr=format is SprtFormat.json)
@@ -106,6 +106,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         console.print(f"sprt {new} against {base}: H0 elo {settings.elo0:g} against H1 elo "
                       f"{settings.elo1:g} ({settings.model}), alpha {settings.alpha:g}, beta "
                       f"{settings.beta:g}, at most {settings.max_pairs:,} pairs", soft_wrap=True)
+    print_referee(console, league)
     line = ProgressLine(console, enabled=not quiet)
     try:
         with line:
@@ -114,7 +115,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         fail(str(exc))
     if format is SprtFormat.json:
         typer.echo(json.dumps({**outcome.result.as_dict(), "run_dir": str(outcome.run_dir),
-                               "seconds": round(outcome.seconds, 2)}))
+                               "seconds": round(outcome.seconds, 2), "referee": outcome.summary.referee}))
     else:
         _verdict(console, outcome)
     if outcome.interrupted:
@@ -167,8 +168,9 @@ def _verdict(console: Console, outcome: SprtOutcome) -> None:
                   f"pairs; pentanomial {r['pentanomial']} (pairs scoring 0, 1/2, 1, 3/2, 2)", soft_wrap=True)
     elo = "n/a" if r["elo"] is None else f"{r['elo']:+.1f} ({r['model']}), 95% {r['elo_low']:+.1f} to {r['elo_high']:+.1f}"
     console.print(f"elo {elo}; LOS {r['los']:.1%}", soft_wrap=True)
-    console.print(f"{r['games']:,} games recorded ({outcome.played:,} by this run) in "
-                  f"{outcome.seconds:.1f} s; records: {outcome.run_dir}", soft_wrap=True)
+    console.print(f"{r['games']:,} games recorded ({outcome.played:,} by this run, played by "
+                  f"{referee_text(outcome.summary.referee)}) in {outcome.seconds:.1f} s; records: "
+                  f"{outcome.run_dir}", soft_wrap=True)
     if r["pairs_after"]:
         console.print(f"{r['pairs_after']:,} more pairs finished but were not counted (after the "
                       f"decision or beyond a missing pair): {r['pentanomial_after']}", soft_wrap=True)

@@ -1,9 +1,25 @@
-"""The one small interface every bot implements."""
+"""The one small interface every bot implements, and how a bot says it runs compiled."""
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from engine import GameState, Move
+
+
+@dataclass(frozen=True)
+class CompiledForm:
+    """How the compiled league loop (tournament/fastloop.py) plays a bot.
+
+    ``kind`` names one of the loop's compiled forms (``tournament._fastloop.KINDS``): ``random``,
+    ``greedy`` and ``heuristic`` are C policies played whole in C (the heuristic with
+    ``weights``, by name); ``callback`` asks the bot's own ``act`` once per move from C (its
+    search may run in C, as MCTS's does). Either way the loop writes the rows the Python
+    referee writes for the same bot and seeds."""
+
+    kind: str
+    weights: Mapping[str, float] = field(default_factory=dict)
 
 
 class Bot:
@@ -21,6 +37,17 @@ class Bot:
     def __init__(self, seed: int = 0):
         self.seed = seed
         self.rng = random.Random(seed)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "compiled_form" not in cls.__dict__:  # a subclass plays as itself: declared anew, or none
+            cls.compiled_form = Bot.compiled_form
+
+    def compiled_form(self) -> CompiledForm | None:
+        """How the compiled league loop plays this bot, or None (the default): the Python referee
+        plays every game it is in. Not inherited: a subclass that changes how its parent plays
+        declares its own form, or has none."""
+        return None
 
     @property
     def name(self) -> str:

@@ -5,7 +5,7 @@ from engine import GameState, Move
 from engine.notation import MOVES
 
 from ._policies import Policy
-from .base import Bot
+from .base import Bot, CompiledForm
 from .registry import register
 
 
@@ -30,3 +30,7 @@ class GreedyBot(Bot):
 
     def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
         return MOVES[self._policy.choose(state, [m.code for m in allowed])]
+
+    def compiled_form(self) -> CompiledForm:
+        """Played in C: its policy, ``greedy_pick``."""
+        return CompiledForm("greedy")

@@ -7,7 +7,7 @@ from engine import GameState, Move
 from engine.notation import MOVES
 
 from ._policies import Policy
-from .base import Bot
+from .base import Bot, CompiledForm
 from .registry import Param, register
 
 WEIGHTS = ("line", "later", "column", "row", "colour_set", "floor_risk", "marker", "denial", "reply")
@@ -53,3 +53,7 @@ class HeuristicBot(Bot):
 
     def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
         return MOVES[self._policy.choose(state, [m.code for m in allowed])]
+
+    def compiled_form(self) -> CompiledForm:
+        """Played in C: its policy, ``heuristic_pick``, with its weights."""
+        return CompiledForm("heuristic", self.weights)

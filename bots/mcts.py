@@ -13,7 +13,7 @@ from engine import GameState, Move
 from engine.notation import MOVES
 
 from . import _evaluators, _mcts
-from .base import Bot
+from .base import Bot, CompiledForm
 from .registry import Param, bot_parameters, check_params, register
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
@@ -88,6 +88,10 @@ class MCTSBot(Bot):
         if len(allowed) == 1:
             return allowed[0]
         return MOVES[self._run(state, None, [m.code for m in allowed]).best_move()]
+
+    def compiled_form(self) -> CompiledForm:
+        """The compiled league loop asks ``act`` once per move (its search runs in C)."""
+        return CompiledForm("callback")
 
     def analyze(self, state: GameState, iterations: int | None = None) -> list[dict]:
         """Each root move's visits, mean value (for the seat to move, in [0, 1]) and principal

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engine import GameState, Move
 
-from .base import Bot
+from .base import Bot, CompiledForm
 from .registry import register
 
 
@@ -19,3 +19,7 @@ class RandomBot(Bot):
         if not allowed:
             raise ValueError("random: no move is allowed")
         return self.rng.choice(allowed)
+
+    def compiled_form(self) -> CompiledForm:
+        """Played in C: Python's ``random.Random(seed).choice`` over the legal moves, replicated."""
+        return CompiledForm("random")

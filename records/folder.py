@@ -37,9 +37,12 @@ def saved_run_id(run_dir: str | Path) -> str | None:
         raise ValueError(f"{path}: not a run file ({exc}); it should hold {{\"run_id\": ...}}") from None
 
 
-def save_run_id(run_dir: Path, run_id: str) -> None:
+def save_run_id(run_dir: Path, run_id: str, referee: str | None = None) -> None:
+    """``run.json``: the run's id, and (``referee``) who played its games: ``compiled``, ``python``
+    or ``mixed`` (tournament/runner.py)."""
     tmp = run_dir / f".{RUN_FILE}.tmp"
-    tmp.write_text(json.dumps({"run_id": run_id}) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps({"run_id": run_id, **({"referee": referee} if referee else {})}) + "\n",
+                   encoding="utf-8")
     os.replace(tmp, run_dir / RUN_FILE)
 
 

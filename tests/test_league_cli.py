@@ -56,9 +56,9 @@ def test_the_progress_bar_draws_the_leagues_reports(tmp_path):
     # not a terminal: plain lines, the first report and the last (the next ones come 10 s apart)
     result = runner.invoke(app, ["league", "run", str(config), "--workers", "0", "--no-report"])
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.output.splitlines() if line.startswith("league bar: ") and "/4 " in line]
-    assert lines[0] == "league bar: 0/4 games", lines
-    assert re.fullmatch(r"league bar: 4/4 games, [\d,.]+ games/(s|min), leader: greedy \(\d+% wins\)",
+    lines = [line for line in result.output.splitlines() if line.startswith("league bar ") and "/4 " in line]
+    assert lines[0] == "league bar (compiled): 0/4 games", lines
+    assert re.fullmatch(r"league bar \(compiled\): 4/4 games, [\d,.]+ games/(s|min), leader: greedy \(\d+% wins\)",
                         lines[-1]), lines
     assert "━" not in result.output
     quiet = runner.invoke(app, ["league", "run", str(config), "--fresh", "--workers", "0", "--no-report", "-q"])

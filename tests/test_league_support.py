@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from bots import Bot
+from bots.base import CompiledForm
+from bots.greedy import GreedyBot
 from engine import GameState, Move
 
 TESTS = Path(__file__).resolve().parent
@@ -138,6 +140,24 @@ class AlwaysKillBot(Bot):
 
     def act(self, state):
         os._exit(1)
+
+
+class DeclaredGreedy(GreedyBot):
+    """A greedy bot outside the registry that declares its compiled form: the compiled loop plays it."""
+
+    def compiled_form(self) -> CompiledForm:
+        return CompiledForm("greedy")
+
+
+class UndeclaredGreedy(GreedyBot):
+    """A subclass that declares nothing: a compiled form is not inherited, so the referee plays it."""
+
+
+class UnknownFormBot(GreedyBot):
+    """Declares a compiled form the compiled loop does not play."""
+
+    def compiled_form(self) -> CompiledForm:
+        return CompiledForm("neural")
 
 
 def bot(name: str, cls: str, seed: int = 0, **params) -> dict:

@@ -25,6 +25,7 @@ def test_greedy_beats_random_and_the_run_is_a_league(tmp_path):
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["verdict"] == "H1" and out["llr"] >= out["upper"]
+    assert out["referee"] == "compiled"  # greedy and random: played by the compiled loop
     assert sum(out["pentanomial"]) == out["pairs"]
     if out["elo_unbounded"]:  # greedy swept every pair: no finite Elo, said so
         assert out["pentanomial"][:4] == [0, 0, 0, 0] and out["elo"] is None

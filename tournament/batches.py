@@ -1,8 +1,8 @@
 """What goes into each task of a league: the next games, and how many.
 
 A fresh league hands out slices of its schedule (``Slices``: the driver builds no game; each task
-builds its own, ``scheduler.games_of``); a resumed league, a study and an SPRT run hand out games
-from a list (``Listed``). The two games of a series always go to the same task. ``BatchSizer``
+builds its own, ``scheduler.games_of``); a resumed league and the stages of a schedule (an SPRT
+run, a study: tournament/stages.py) hand out games from a list (``Listed``). The two games of a series always go to the same task. ``BatchSizer``
 sizes the tasks from the games' measured duration, and keeps the end of a league balanced.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ MAX_BATCH = 5000  # games per task at most: a compiled greedy batch of 5,000 tak
 
 
 class Listed:
-    """The games to play, one by one (a resumed league's, or a study's)."""
+    """The games to play, one by one (a resumed league's, or a schedule's stage)."""
 
     def __init__(self, games: Iterator[GameSpec]):
         self.games = games

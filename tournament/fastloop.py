@@ -1,30 +1,31 @@
 """League games between built-in compiled bots, played in C (tournament/_fastloop.pyx), records as arrays.
 
-``compiled_plan(config)`` says whether a config's games can all be played by the compiled loop:
-every bot a built-in ``random``, ``greedy``, ``heuristic`` or ``mcts`` (no wrapper, no external
-program), no ``time_limit`` anywhere, and not ``python_referee: true``. ``play_compiled`` then
-plays a batch and builds the four Arrow tables from column arrays (``records.tables.build_table``):
-per-move strings (``move``, ``source``, ``color``, ``bot``, ``game_id``) are dictionary columns over
-small lookup arrays (``records.tables.coded``), which Parquet writes without hashing each string.
+A bot class says how the compiled loop plays it (``Bot.compiled_form``: one of the loop's
+``KINDS``, or none). ``compiled_plan(config)`` is the plan for a config whose games can all be
+played by the compiled loop, and ``why_python_referee(config)`` says, a line per seat (config
+bot) or setting, why the Python referee must play them instead: a bot class with no compiled
+form (an external program, a wrapper such as an intervention, any other), a ``time_limit``
+(only the referee times moves), or ``python_referee: true``. ``play_compiled`` then plays a
+batch and builds the four Arrow tables from column arrays: per-move strings (``move``,
+``source``, ``color``, ``bot``, ``game_id``) are dictionary columns over small lookup arrays
+(``records.tables.build_table``, ``records.tables.coded``), which Parquet writes without hashing each string.
 
 The rows are those the Python referee (tournament/game.py) writes, column for column, except the
 timing: ``duration_s`` is the game's time in C and ``think_ms`` is the game's average per move
-(the compiled loop does not time each move). An ``mcts`` seat's move is asked of the bot in
-Python (its search runs in C), once per move.
+(the compiled loop does not time each move). A ``callback`` seat (mcts) is asked for its move
+in Python (its search runs in C), once per move.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
-from bots import bot_class, bot_maker
+from bots import Bot, bot_class, bot_maker
+from bots.base import CompiledForm
 from bots._policies import WEIGHT_NAMES
-from bots.greedy import GreedyBot
-from bots.heuristic import HeuristicBot
-from bots.mcts import MCTSBot
-from bots.random_bot import RandomBot
 from engine import GameState
 from engine import __version__ as ENGINE_VERSION
 from engine.notation import MOVES
@@ -33,9 +34,6 @@ from records.tables import build_table, coded
 
 from ._fastloop import DEAL_ROOM, DEAL_TEXT, KINDS, MOVE_ROOM, ROUND_ROOM, play_games
 from .scheduler import GameSpec, bot_game_seed, series_id
-
-_KIND = {RandomBot: KINDS["random"], GreedyBot: KINDS["greedy"], HeuristicBot: KINDS["heuristic"],
-         MCTSBot: KINDS["callback"]}
 
 # per move code: the text columns and nullable numbers the referee derives from a Move (the text
 # columns as an index into a small array of values: records.tables.coded)
@@ -63,22 +61,59 @@ class Plan:
 
 def compiled_plan(config: dict) -> Plan | None:
     """The plan for a (resolved) config when the compiled loop can play every game of it, else None."""
-    if config.get("python_referee") or config["time_limit"] is not None:
+    forms, why = _forms(config)
+    if why:
         return None
-    kinds, weights, makers = [], [], []
-    for entry in config["bots"]:
-        if entry["time_limit"] is not None or bot_class(entry["type"]) not in _KIND:
-            return None
-        make = bot_maker(entry["type"], entry["params"])
-        proto = make(0)
-        if type(proto) not in _KIND:  # a wrapper (an intervention) around a built-in bot
-            return None
-        kinds.append(_KIND[type(proto)])
-        w = getattr(proto, "weights", None) or {}
-        weights.append([float(w.get(k, 0.0)) for k in WEIGHT_NAMES])
-        makers.append(make)
-    return Plan([e["name"] for e in config["bots"]], [e["seed"] for e in config["bots"]], kinds, weights,
-                makers, config["players"], config["variant"] == "gray")
+    weights = [[float(form.weights.get(k, 0.0)) for k in WEIGHT_NAMES] for form, _ in forms]
+    return Plan([e["name"] for e in config["bots"]], [e["seed"] for e in config["bots"]],
+                [KINDS[form.kind] for form, _ in forms], weights, [make for _, make in forms],
+                config["players"], config["variant"] == "gray")
+
+
+def why_python_referee(config: dict) -> list[str]:
+    """Why the Python referee plays a (resolved) config's games: one line per reason, naming the
+    seat (config bot) or setting; empty when the compiled loop can play them all."""
+    return _forms(config)[1]
+
+
+def _forms(config: dict) -> tuple[list[tuple[CompiledForm | None, Callable | None]], list[str]]:
+    """Per config bot its compiled form and maker (seed -> bot), and why the referee must play."""
+    why = []
+    if config.get("python_referee"):
+        why.append("python_referee: true (--python-referee) sends every game to the referee")
+    if config["time_limit"] is not None:
+        why.append(f"time_limit: {config['time_limit']:g} s a move (only the referee times moves)")
+    forms = []
+    for i, entry in enumerate(config["bots"]):
+        seat = f"bot {entry['name']!r} (bots[{i}])"
+        if entry["time_limit"] is not None:
+            why.append(f"{seat}: time_limit {entry['time_limit']:g} s a move (only the referee times moves)")
+        form, make, reason = _form(entry)
+        if reason:
+            why.append(f"{seat}: {reason}")
+        forms.append((form, make))
+    return forms, why
+
+
+def _form(entry: dict) -> tuple[CompiledForm | None, Callable | None, str | None]:
+    """A config bot's compiled form and maker, or why it has none."""
+    cls = bot_class(entry["type"])
+    if cls.compiled_form is Bot.compiled_form:  # declares none: not built here
+        if cls.type_name == "external":
+            return None, None, "an external program, which only the referee can ask for moves"
+        return None, None, f"its class {cls.__module__}:{cls.__qualname__} declares no compiled form"
+    make = bot_maker(entry["type"], entry["params"])
+    proto = make(0)
+    if type(proto) is not cls:  # a wrapper its spec asked for (bots.registry.register_wrapper)
+        return None, None, f"a wrapper (an intervention) around its {entry['type']} bot has no compiled form"
+    form = proto.compiled_form()
+    if form is None:
+        return None, None, (f"its class {cls.__module__}:{cls.__qualname__} has no compiled form for "
+                            "these parameters")
+    if form.kind not in KINDS:
+        return None, None, (f"its compiled form {form.kind!r} is not one the compiled loop plays "
+                            f"({', '.join(KINDS)})")
+    return form, make, None
 
 
 def compiled_batch(specs: list[GameSpec]) -> bool:

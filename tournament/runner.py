@@ -6,7 +6,9 @@
 The driver keeps a bounded number of batches in flight (two per worker), so its memory does not
 grow with the league: the schedule is a generator, results are written in part files as they
 arrive, and only a tally of a few numbers per bot is kept. Workers build the bots from the config,
-play and return Arrow tables.
+play and return Arrow tables. A ``Schedule`` whose next games depend on the results so far (an
+SPRT, a study: tournament/stages.py) is played stage by stage: each stage to its end, then the
+next one asked for with the recorded results.
 
 Faults: a worker process that dies is retried by Ray (``max_retries``); if Ray gives up
 (``WorkerCrashedError`` and kin) the driver resubmits the games, one per task, up to
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import fcntl
 import gc
+import json
 import logging
 import os
 import shutil
@@ -43,10 +46,12 @@ from records.tables import build_table, empty_table
 from records.writer import BufferedWriter, Committed, read_committed
 
 from .backends import LeagueError, RayBackend, SerialBackend
-from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
-from .repair import RepairReport, drop_duplicate_games, repair
 from .batches import BatchSizer, Listed, Slices
+from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
+from .fastloop import why_python_referee
+from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, Slice, games_of, league_games, series_id
+from .stages import Recorded, Schedule, stages_of
 from .standings import BotStanding, Tally, league_standings, league_tally
 
 CONFIG_FILE = "config.yaml"
@@ -66,6 +71,7 @@ class LeagueProgress:
     played: int  # games recorded by this run
     seconds: float  # since this run started playing
     leader: tuple[str, float] | None  # the bot with the best win rate so far, and that rate
+    referee: str = "compiled"  # who plays the games: "compiled" (the C loop) or "python" (the referee)
 
     @property
     def rate(self) -> float:
@@ -81,6 +87,7 @@ class LeagueSummary:
     played: int  # games recorded by this run
     interrupted: bool
     elapsed_s: float
+    complete: bool = False  # every game recorded (a schedule's: it has no more to give)
     play_s: float = 0.0  # seconds spent playing (without starting Ray or the final standings)
     standings: list[BotStanding] = field(default_factory=list)
     failures: dict[str, int] = field(default_factory=dict)  # termination -> games
@@ -89,14 +96,14 @@ class LeagueSummary:
     mlflow_error: str | None = None  # why logging to MLflow failed (``--resume`` tries again)
     run_id: str = ""  # the run's id in its records (run.json)
     repair: RepairReport | None = None  # what ``--resume`` mended in the folder first
+    # who plays this run's games: "compiled" (the C loop, tournament/fastloop.py) or "python" (the
+    # referee); and why the referee does, a line a reason (fastloop.why_python_referee)
+    referee: str = "compiled"
+    referee_reasons: list[str] = field(default_factory=list)
 
     @property
     def recorded(self) -> int:
         return self.done_before + self.played
-
-    @property
-    def complete(self) -> bool:
-        return self.recorded >= self.total
 
 
 def run_dir_of(config: LeagueConfig) -> Path:
@@ -198,13 +205,24 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
         report = repair(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id
-    save_run_id(run_dir, run_id)
+    done = done_game_ids(run_dir)
+    save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)))
     tmp = run_dir / f".{CONFIG_FILE}.tmp"
     tmp.write_text(config.to_yaml(), encoding="utf-8")
     os.replace(tmp, saved)
     if summary is not None:
         summary.run_id, summary.repair = run_id, report
-    return done_game_ids(run_dir)
+    return done
+
+
+def folder_referee(run_dir: Path, referee: str, kept: bool) -> str:
+    """Who played a run folder's games, for its ``run.json``: ``referee`` (this run's), or
+    ``mixed`` when the games ``kept`` from an earlier run were played by the other one."""
+    try:
+        before = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")).get("referee") if kept else None
+    except (OSError, ValueError, AttributeError):
+        before = None
+    return referee if before in (None, referee) else "mixed"
 
 
 def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
@@ -226,31 +244,32 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
                resubmits: int = 2, on_written: Callable[[int], None] | None = None,
-               on_games: Callable[[dict[str, pa.Table]], bool] | None = None,
-               games: list[GameSpec] | None = None) -> LeagueSummary:
+               schedule: Schedule | None = None) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
     is called when play starts and after each batch of games (None or False: not at all);
     the library prints nothing. ``on_written(games)`` is called once part files are committed
-    (tests use it to stop a league halfway). ``on_games(tables)`` is called with the records of
-    each batch of games as they are accepted (before they are written); when it returns True the
-    league stops as it would on a stop request, without counting as interrupted (an SPRT that
-    has its answer: tournament/sprt.py). ``games``: play these instead of the config's schedule
-    (a study's, tournament/study.py); their bots index ``config.bots``.
+    (tests use it to stop a league halfway). ``schedule``: play its games, stage by stage,
+    instead of the config's round-robin (tournament/stages.py: an SPRT, a study); their bots
+    index ``config.bots``.
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
     with _locked(run_dir):
-        total = config.total_games if games is None else len(games)
+        total = config.total_games if schedule is None else schedule.total
         summary = LeagueSummary(run_dir, total, 0, 0, False, 0.0)
+        summary.referee_reasons = why_python_referee(config.to_dict())
+        summary.referee = "python" if summary.referee_reasons else "compiled"
         done = prepare_run_dir(config, run_dir, resume, fresh, summary)
         summary.done_before = len(done)
         names = [b.name for b in config.bots]
         tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
-        if len(done) < total:
-            _play(config, run_dir, done, summary, tally, progress or None, task_retries, resubmits,
-                  on_written, on_games, games)
+        if schedule is not None or len(done) < total:
+            _Driver(config, done, summary, tally, progress or None, task_retries, resubmits, on_written,
+                    schedule is not None).run(schedule)
+        else:
+            summary.complete = True
         standings, tally = league_standings(run_dir, names)
         summary.standings = standings
         summary.failures = dict(tally.failures)
@@ -267,81 +286,125 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         return summary
 
 
-def _play(config, run_dir, done, summary, tally, progress, task_retries, resubmits, on_written,
-          on_games=None, games=None):
-    cfg = config.to_dict()
-    run_id = summary.run_id
-    workers = config.ray.workers
-    if workers == 0:
-        backend = SerialBackend(cfg, run_id)
-    else:
-        backend = RayBackend(cfg, run_id, config.ray.address, workers, task_retries)
-    play_start = time.perf_counter()
-    remaining = summary.total - len(done)
-    # Tasks write their own parts (ray.write: workers) in a league of the config's own games
-    # whose batches no hook reads in full; the driver then only tracks what they commit.
-    workers_write = config.ray.write == "workers" and on_games is None and games is None
-    if games is None and not done:  # a fresh league: slices of its schedule, each built by its task
-        pending: Slices | Listed = Slices(summary.total, config.match == "series")
-    else:
-        pending = Listed(s for s in (league_games(cfg) if games is None else games) if s.game_id not in done)
-    sizer = BatchSizer(config.batch_games, remaining, backend.concurrency)
-    writer = BufferedWriter(run_dir, config.flush_seconds, on_written)
-    in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, int] | None]] = {}
-    retry: list[tuple[list[GameSpec], int]] = []
-    stop = _Stop()
-    report = _Reporter(config.name, summary, tally, play_start, progress)
-    exhausted = answered = crashed = False
-    try:
-        with stop.installed(), _few_collections():
-            report()
-            while not (stop.requested or answered):
-                while len(in_flight) < backend.max_in_flight and (retry or not exhausted):
-                    if retry:
-                        batch, attempt = retry.pop()
-                    else:
-                        batch, attempt = pending.take(sizer.size()), 0
-                        if not batch:
-                            exhausted = True
-                            break
-                    part = (str(run_dir.resolve()), writer.reserve()) if workers_write else None
-                    in_flight[backend.submit(batch, part)] = (batch, attempt, part)
-                if not in_flight:
-                    break
-                for handle in backend.wait(list(in_flight), 0.25):
-                    batch, attempt, part = in_flight.pop(handle)
-                    try:
-                        tables = backend.get(handle)
-                    except getattr(backend, "crash_errors", ()) as exc:
-                        # a task that wrote its part before its worker died: its games are recorded
-                        committed = read_committed(run_dir, part[1]) if part else None
-                        crashed = True
-                        for tables in [committed] if committed else _after_crash(
-                                games_of(cfg, batch), attempt, exc, resubmits, retry, cfg, run_id):
-                            _accept(tables, done, writer, tally, summary, sizer)
-                            answered = answered or bool(on_games and on_games(tables))
-                        report()
-                        continue
-                    except getattr(backend, "task_error", ()) as exc:
-                        raise LeagueError(f"a worker failed playing {games_of(cfg, batch)[0].game_id}..: "
-                                          f"{getattr(exc, 'cause', None) or exc}") from None
-                    _accept(tables, done, writer, tally, summary, sizer)
-                    answered = answered or bool(on_games and on_games(tables))
-                    report()
-                writer.maybe_flush()
-            if stop.requested:
-                summary.interrupted = True
-    except KeyboardInterrupt:
-        summary.interrupted = True
-    finally:
-        backend.cancel(list(in_flight))
-        writer.close()
-        summary.play_s = time.perf_counter() - play_start
-        backend.close()
-        # A task that committed after the driver gave up on it (a crash here, or a driver killed
-        # before this one resumed) may have recorded games twice: each game once.
-        if workers_write and (crashed or summary.done_before):
-            drop_duplicate_games(run_dir)
+class _Driver:
+    """Plays batches of games on a backend (started when first needed) and records them."""
+
+    def __init__(self, config: LeagueConfig, done: set[str], summary: LeagueSummary, tally: Tally, progress,
+                 task_retries: int, resubmits: int, on_written, staged: bool):
+        self.config, self.cfg, self.run_dir, self.done = config, config.to_dict(), summary.run_dir, done
+        self.summary, self.tally, self.progress = summary, tally, progress
+        self.task_retries, self.resubmits = task_retries, resubmits
+        # Tasks write their own parts (ray.write: workers) in a league of the config's own games;
+        # the driver then only tracks what they commit. A schedule's stages go through the driver.
+        self.workers_write = config.ray.write == "workers" and not staged
+        self.recorded = Recorded(self.run_dir) if staged else None  # what a schedule's stages are made from
+        self.writer = BufferedWriter(self.run_dir, config.flush_seconds, on_written)
+        self.stop = _Stop()
+        self.backend = self.sizer = None
+        self.start = time.perf_counter()
+        self.in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, int] | None]] = {}
+        self.crashed = False
+
+    def run(self, schedule: Schedule | None) -> None:
+        """Play the config's round-robin, or ``schedule`` stage by stage, until done or stopped."""
+        summary, done = self.summary, self.done
+        try:
+            with self.stop.installed(), _few_collections():
+                self.report()
+                if schedule is not None:  # each stage's games not yet recorded, the next stage once played
+                    stages = ([g for g in stage if g.game_id not in done]
+                              for stage in stages_of(schedule, self.recorded))
+                    summary.complete = all(self.play(Listed(iter(games)), len(games)) for games in stages)
+                elif done:
+                    pending = Listed(s for s in league_games(self.cfg) if s.game_id not in done)
+                    summary.complete = self.play(pending, summary.total - len(done))
+                else:  # a fresh league: slices of its schedule, each built by its task
+                    pending = Slices(summary.total, self.cfg["match"] == "series")
+                    summary.complete = self.play(pending, summary.total)
+                summary.interrupted = self.stop.requested
+        except KeyboardInterrupt:
+            summary.interrupted, summary.complete = True, False
+        finally:
+            self.close()
+
+    def report(self) -> None:
+        """Call ``progress`` with a ``LeagueProgress`` of the run as it stands (if there is one)."""
+        if self.progress is not None:
+            s = self.summary
+            self.progress(LeagueProgress(self.config.name, s.total, s.recorded, s.played,
+                                         time.perf_counter() - self.start, self.tally.leader(), s.referee))
+
+    def play(self, pending: Slices | Listed, remaining: int) -> bool:
+        """Play ``pending``'s games (``remaining`` of them) to the end: True, or False when stopped."""
+        if not remaining:
+            return True
+        if self.backend is None:
+            workers = self.config.ray.workers
+            if workers == 0:
+                self.backend = SerialBackend(self.cfg, self.summary.run_id)
+            else:
+                self.backend = RayBackend(self.cfg, self.summary.run_id, self.config.ray.address, workers,
+                                          self.task_retries)
+            self.start = time.perf_counter()
+            self.sizer = BatchSizer(self.config.batch_games, remaining, self.backend.concurrency)
+        backend, writer, in_flight = self.backend, self.writer, self.in_flight
+        self.sizer.remaining = remaining
+        retry: list[tuple[list[GameSpec], int]] = []
+        exhausted = False
+        while not self.stop.requested:
+            while len(in_flight) < backend.max_in_flight and (retry or not exhausted):
+                if retry:
+                    batch, attempt = retry.pop()
+                else:
+                    batch, attempt = pending.take(self.sizer.size()), 0
+                    if not batch:
+                        exhausted = True
+                        break
+                part = (str(self.run_dir.resolve()), writer.reserve()) if self.workers_write else None
+                in_flight[backend.submit(batch, part)] = (batch, attempt, part)
+            if not in_flight:
+                return True
+            for handle in backend.wait(list(in_flight), 0.25):
+                batch, attempt, part = in_flight.pop(handle)
+                try:
+                    tables = backend.get(handle)
+                except getattr(backend, "crash_errors", ()) as exc:
+                    # a task that wrote its part before its worker died: its games are recorded
+                    committed = read_committed(self.run_dir, part[1]) if part else None
+                    self.crashed = True
+                    for tables in [committed] if committed else _after_crash(
+                            games_of(self.cfg, batch), attempt, exc, self.resubmits, retry, self.cfg,
+                            self.summary.run_id):
+                        self._accept(tables)
+                    self.report()
+                    continue
+                except getattr(backend, "task_error", ()) as exc:
+                    raise LeagueError(f"a worker failed playing {games_of(self.cfg, batch)[0].game_id}..: "
+                                      f"{getattr(exc, 'cause', None) or exc}") from None
+                self._accept(tables)
+                self.report()
+            writer.maybe_flush()
+        return False
+
+    def _accept(self, tables) -> None:
+        tables = _accept(tables, self.done, self.writer, self.tally, self.summary, self.sizer)
+        if self.recorded is not None:
+            self.recorded.add(tables)
+
+    def close(self) -> None:
+        summary = self.summary
+        try:
+            if self.backend is not None:
+                self.backend.cancel(list(self.in_flight))
+            self.writer.close()
+        finally:
+            summary.play_s = time.perf_counter() - self.start if self.backend is not None else 0.0
+            if self.backend is not None:
+                self.backend.close()
+            # A task that committed after the driver gave up on it (a crash here, or a driver killed
+            # before this one resumed) may have recorded games twice: each game once.
+            if self.workers_write and (self.crashed or summary.done_before):
+                drop_duplicate_games(self.run_dir)
 
 
 @contextmanager
@@ -379,6 +442,7 @@ def _accept(tables, done, writer, tally, summary, sizer):
     tally.add_tables(tables["games"], tables["results"])
     summary.played += len(ids)
     sizer.observe(len(ids), pc.sum(tables["games"]["duration_s"]).as_py() or 0.0)
+    return tables
 
 
 def _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id) -> list[dict[str, pa.Table]]:
@@ -410,22 +474,6 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
                "complete_colors": zeros, "bonus_points": zeros, "floor_penalty_total": zeros}
     return {"games": build_table("games", games, run_id), "results": build_table("results", results, run_id),
             "moves": empty_table("moves"), "rounds": empty_table("rounds")}
-
-
-class _Reporter:
-    """Calls ``progress`` with a ``LeagueProgress`` of the run as it stands (if there is one)."""
-
-    def __init__(self, name: str, summary: LeagueSummary, tally: Tally, start: float,
-                 progress: Callable[[LeagueProgress], None] | None):
-        self.name, self.summary, self.tally, self.start = name, summary, tally, start
-        self.progress = progress
-
-    def __call__(self) -> None:
-        if self.progress is None:
-            return
-        s = self.summary
-        self.progress(LeagueProgress(self.name, s.total, s.recorded, s.played,
-                                     time.perf_counter() - self.start, self.tally.leader()))
 
 
 def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:

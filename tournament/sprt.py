@@ -6,10 +6,13 @@ on Ray (or in process) until fishtest's GSPRT has its answer (analysis/sprt.py, 
 
 The run is an ordinary league (``config.yaml``, the four record tables) with ``deals`` =
 ``max_pairs``, plus ``sprt.yaml`` (the test's settings), so ``azul elo``, ``standings``,
-``report`` and ``replay`` read it as any league. While it plays, ``run_league``'s ``on_games``
-hook collects each batch's pairs; the decision is taken on complete pairs in deal order only
-(analysis/sprt_run.py), and when it is taken the league is stopped. ``--resume`` recomputes the
-decision from the records and goes on only if there is none yet.
+``report`` and ``replay`` read it as any league. The test is a schedule of the league driver
+(``SprtSchedule``, tournament/stages.py): stages of pairs in deal order, each played to its end;
+after each, the decision is taken on the pairs so far (analysis/sprt_run.py), and the next stage
+comes only while there is none. A stage is ``STAGE_PAIRS`` pairs, or a quarter of the pairs so
+far when that is more, so the test plays at most a quarter more pairs than its decision needs.
+The stages depend on nothing but the recorded results, so ``--resume`` (which asks for them again
+from the records) plays exactly the games an uninterrupted run plays, to the same decision.
 """
 from __future__ import annotations
 
@@ -30,7 +33,12 @@ from records.parts import has_records
 from .backends import LeagueError
 from .config import LeagueConfig, parse_config
 from .runner import LeagueSummary, run_dir_of, run_league
-from .scheduler import derive_seed
+from .scheduler import GameSpec, Slice, derive_seed, league_games
+from .stages import Results
+from .tracking import MLFLOW_RUN_FILE
+
+STAGE_PAIRS = 16  # pairs in a stage of the test, at least
+STAGE_GROWTH = 4  # ... or the pairs so far over this, when that is more
 
 
 @dataclass(frozen=True)
@@ -129,49 +137,42 @@ class SprtOutcome:
     summary: LeagueSummary | None = field(default=None, repr=False)
 
 
-class _Tracker:
-    """``run_league``'s ``on_games`` hook: collects the pairs and says when the test is decided."""
+class SprtSchedule:
+    """The test as a schedule of the league driver (tournament/stages.py): stages of pairs in deal
+    order (deal d: games ``t000-d<d>-a00`` and ``-a01``), until the test decides or ``max_pairs``."""
 
-    def __init__(self, settings: dict, run_dir: Path, progress, start: float):
-        self.s, self.progress, self.start = settings, progress, start
-        self.frames: list[pl.DataFrame] = []
-        self.games: list[pl.DataFrame] = []
-        self.checked = 0
-        self.decision: sprt.Decision | None = None
+    def __init__(self, league: LeagueConfig, settings: dict, progress, start: float):
+        self.cfg, self.s, self.progress, self.start = league.to_dict(), settings, progress, start
+        self.total = 2 * settings["max_pairs"]
         self.lower, self.upper = sprt.bounds(settings["alpha"], settings["beta"])
-        if has_records(run_dir):
-            from analysis.records import read_records
-            records = read_records(run_dir)
-            self._keep(records["results"], records["games"])
 
-    def _keep(self, results: pl.DataFrame, games: pl.DataFrame) -> None:
-        self.frames.append(results.select("run_id", "game_id", "seat", "bot", "score", "rank"))
-        self.games.append(games.select("run_id", "game_id", pl.col("deal").cast(pl.Int64)))
+    def next_games(self, results: Results) -> list[GameSpec] | None:
+        asked = sum(map(len, results.stages)) // 2  # pairs: deals 0 .. asked - 1
+        if asked and self.decide(results).verdict != "undecided":
+            return None
+        n = min(max(STAGE_PAIRS, asked // STAGE_GROWTH), self.s["max_pairs"] - asked)
+        return list(league_games(self.cfg, Slice(2 * asked, 2 * (asked + n)))) if n > 0 else None
 
-    def __call__(self, tables) -> bool:
-        self._keep(pl.from_arrow(tables["results"]), pl.from_arrow(tables["games"]))
-        results = pl.concat(self.frames).unique(["run_id", "game_id", "seat"])
-        games = pl.concat(self.games).unique(["run_id", "game_id"])
-        cells = in_order(pair_cells(results, games, self.s["new"]))[: self.s["max_pairs"]]
-        if not cells:
-            return False
+    def decide(self, results: Results) -> sprt.Decision:
+        """The decision on the pairs of ``results``, in deal order (and the progress line's report)."""
         s = self.s
-        d = sprt.decide(cells, s["elo0"], s["elo1"], s["alpha"], s["beta"], s["model"],
-                        start=self.checked)
-        self.checked = d.pairs if d.verdict != "undecided" else len(cells)
+        games = pl.DataFrame({"run_id": "", "game_id": [g.game_id for stage in results.stages for g in stage],
+                              "deal": [g.deal for stage in results.stages for g in stage]})
+        cells = in_order(pair_cells(pl.from_arrow(results.results).with_columns(run_id=pl.lit("")), games,
+                                    s["new"]))
+        d = sprt.decide(cells, s["elo0"], s["elo1"], s["alpha"], s["beta"], s["model"], s["max_pairs"])
         if self.progress is not None:
             self.progress(SprtProgress(d.pairs, d.pentanomial, d.llr, self.lower, self.upper,
                                        sprt.elo_estimate(d.pentanomial, s["model"]), games.height,
                                        time.perf_counter() - self.start, s["max_pairs"]))
-        if d.verdict != "undecided":
-            self.decision = d
-            return True
-        return False
+        return d
 
 
 def run_sprt(settings: SprtSettings, *, resume: bool = False,
-             progress: Callable[[SprtProgress], None] | None = None) -> SprtOutcome:
-    """Play an SPRT until it has its answer (or ``max_pairs`` pairs, or a stop request)."""
+             progress: Callable[[SprtProgress], None] | None = None,
+             on_written: Callable[[int], None] | None = None) -> SprtOutcome:
+    """Play an SPRT until it has its answer (or ``max_pairs`` pairs, or a stop request).
+    ``on_written``: as ``run_league``'s (tests stop a test halfway with it)."""
     started = time.perf_counter()
     try:
         league = settings.league()
@@ -191,20 +192,16 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False,
         if changed:
             raise LeagueError(f"cannot resume {run_dir}: the test differs from the one it was "
                               f"started with in {', '.join(changed)}")
-    outcome = SprtOutcome(None, run_dir, 0.0)  # type: ignore[arg-type]
-    done = sprt_result(run_dir) if path.exists() and has_records(run_dir) else None
-    if done is None or done.decision.verdict == "undecided" and done.decision.pairs < settings.max_pairs:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        tmp = run_dir / f".{SPRT_FILE}.tmp"
-        tmp.write_text(yaml.safe_dump(saved, sort_keys=False), encoding="utf-8")
-        os.replace(tmp, path)
-        tracker = _Tracker(saved, run_dir, progress, started)
-        summary = run_league(league, resume=resume, on_games=tracker)
-        outcome.summary, outcome.played = summary, summary.played
-        outcome.interrupted = summary.interrupted
-    outcome.result = sprt_result(run_dir)
-    outcome.seconds = time.perf_counter() - started
-    if league.mlflow.enabled and not outcome.interrupted and outcome.summary is not None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = run_dir / f".{SPRT_FILE}.tmp"
+    tmp.write_text(yaml.safe_dump(saved, sort_keys=False), encoding="utf-8")
+    os.replace(tmp, path)
+    logged = (run_dir / MLFLOW_RUN_FILE).exists()
+    summary = run_league(league, resume=resume, on_written=on_written,
+                         schedule=SprtSchedule(league, saved, progress, started))
+    outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
+                          summary.played, summary=summary)
+    if league.mlflow.enabled and not outcome.interrupted and (summary.played or not logged):
         try:
             outcome.mlflow_run_id = log_sprt(league, outcome)
         except Exception as exc:  # the records are safe; MLflow is tried again on --resume

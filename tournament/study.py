@@ -8,8 +8,9 @@ For each deal and each studied seat, the game is played once with that seat's bo
 intervention (bots/intervention.py) and once with the base alone, against the same opponents
 (the base bot by default, or ``field``), with the same deal seeds and the same bot seed in every
 seat in both games (common random numbers). Without a field the control game is the same for
-every studied seat, so it is played once per deal. The games run on the league driver
-(``run_league(..., games=...)``: Ray workers, Parquet records, ``--resume``); ``games.intervention``
+every studied seat, so it is played once per deal. The games run on the league driver as a
+schedule of one stage (``run_league(..., schedule=OneStage(games))``: Ray workers, Parquet
+records, ``--resume``); ``games.intervention``
 names each game's intervention (``control`` for the control) and ``games.study_seat`` the seat
 that plays it. ``analysis.studies`` pairs them. Method and findings: docs/studies.md.
 """
@@ -32,6 +33,7 @@ from bots.spec import format_bot_spec, parse_bot_spec
 from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings
 from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, deal_seed, derive_seed
+from .stages import OneStage
 
 CONTROL = "control"  # games.intervention of a control game
 STUDY_FILE = "study.json"  # what the run studied, beside config.yaml (read by analysis.studies)
@@ -176,7 +178,8 @@ def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
               progress: Callable[[LeagueProgress], None] | None = None) -> LeagueSummary:
     """Play a study's games on the league driver and write ``study.json`` beside the records."""
     config = league_config(study)
-    summary = run_league(config, resume=resume, fresh=fresh, progress=progress, games=study_games(study))
+    summary = run_league(config, resume=resume, fresh=fresh, progress=progress,
+                         schedule=OneStage(study_games(study)))
     write_study_file(study, run_dir_of(config))
     return summary
 

@@ -1,0 +1,137 @@
+"""Schedules whose next games depend on the results so far, played by the league driver in stages.
+
+A ``Schedule`` hands the driver its games one stage at a time::
+
+    class Knockout:                                  # tests/test_league_stages.py has it whole
+        total = 12                                   # games it plays at most (the progress bar's)
+        def next_games(self, results: Results) -> list[GameSpec] | None:
+            if not results.stages:
+                return first_round()
+            if len(results.stages) == 1:
+                return final(winners(results.results))   # from the first round's ranks
+            return None                                  # finished
+
+``run_league(config, schedule=...)`` asks for a stage, plays it to its end (every game recorded),
+then asks for the next with the records of every game of the stages so far, until the schedule
+returns None. So each stage is a pure function of the recorded results of the stages before it:
+``--resume`` asks again from the first stage, with the records read back from the run folder, and
+plays only what each stage still misses, which puts the run exactly where an uninterrupted one
+would be (the same games, ids and seeds). A schedule must therefore depend on nothing but
+``results`` and its own settings (not on timing, workers or the order games finished in: the
+rows come sorted by game id).
+
+The SPRT (tournament/sprt.py: pairs until the test decides) and a study (``OneStage``: its fixed
+games) are schedules; a league's own round-robin is played by the driver directly, without one
+(its fresh games go to the tasks as slices of the schedule, tournament/batches.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from records.columns import SCHEMAS
+from records.parts import has_records
+from records.read import read_table
+from records.writer import RECEIPT_COLUMNS, Committed
+
+from .scheduler import GameSpec
+
+
+@dataclass
+class Results:
+    """What a schedule is told: the games of the stages played so far, and their records.
+
+    ``stages``: each stage's games, as the schedule gave them. ``games`` and ``results``: the
+    recorded rows of exactly those games, sorted by game id (and seat), with the columns of
+    ``records.RECEIPT_COLUMNS``: games ``game_id, termination, fault_seat, duration_s``, results
+    ``game_id, seat, bot, score, rank``."""
+
+    stages: list[list[GameSpec]]
+    games: pa.Table
+    results: pa.Table
+
+
+class Schedule(Protocol):
+    """Games that come in stages, each chosen from the results of the stages before it."""
+
+    total: int  # the most games it may play (the progress bar's total; a bound, not a promise)
+
+    def next_games(self, results: Results) -> list[GameSpec] | None:
+        """The next stage's games (their bots index ``config.bots``), or None: finished."""
+
+
+@dataclass
+class OneStage:
+    """A schedule of one stage: these games (a study's, tournament/study.py)."""
+
+    games: list[GameSpec]
+    total: int = field(init=False)
+
+    def __post_init__(self):
+        self.total = len(self.games)
+
+    def next_games(self, results: Results) -> list[GameSpec] | None:
+        return None if results.stages else self.games
+
+
+class Recorded:
+    """The receipt rows (``RECEIPT_COLUMNS``) of the games a run has recorded, for ``Results``:
+    read from the run folder when first asked for, then added to as batches are accepted."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+        self.tables: dict[str, list[pa.Table]] | None = None
+        self.later: dict[str, list[pa.Table]] = {name: [] for name in RECEIPT_COLUMNS}
+
+    def add(self, tables: dict[str, pa.Table] | Committed) -> None:
+        if isinstance(tables, Committed):
+            tables = tables.tables
+        for name, cols in RECEIPT_COLUMNS.items():
+            self.later[name].append(tables[name].select(cols))
+
+    def results(self, stages: list[list[GameSpec]]) -> Results:
+        """The records of the games of ``stages``, every one of which is recorded."""
+        if self.tables is None:  # what the run held before this driver (a resume): read once
+            held = has_records(self.run_dir)
+            self.tables = {name: [read_table(self.run_dir, name, cols)] if held else []
+                           for name, cols in RECEIPT_COLUMNS.items()}
+        ids = pa.array([g.game_id for stage in stages for g in stage], pa.string())
+        out = {}
+        for name, cols in RECEIPT_COLUMNS.items():
+            parts = self.tables[name] + self.later[name]
+            every = pa.concat_tables(parts) if parts else _empty(name)
+            self.tables[name], self.later[name] = [every], []
+            table = every.filter(pc.is_in(every["game_id"], ids))
+            keys = [("game_id", "ascending")] + ([("seat", "ascending")] if name == "results" else [])
+            out[name] = table.sort_by(keys)
+        if out["games"].num_rows != len(ids):  # the driver plays each stage to its end first
+            raise RuntimeError(f"{out['games'].num_rows} of the {len(ids)} games of the stages so far "
+                               "are recorded")
+        return Results([list(s) for s in stages], out["games"], out["results"])
+
+
+def _empty(name: str) -> pa.Table:
+    return pa.schema([SCHEMAS[name].field(c) for c in RECEIPT_COLUMNS[name]]).empty_table()
+
+
+def stages_of(schedule: Schedule, recorded: Recorded) -> Iterable[list[GameSpec]]:
+    """The schedule's stages, each asked once the one before it is played (the caller plays each
+    stage to its end before taking the next). A game id given twice is a schedule's mistake."""
+    stages: list[list[GameSpec]] = []
+    seen: set[str] = set()
+    while (games := schedule.next_games(recorded.results(stages))) is not None:
+        games = list(games)
+        if not games:
+            raise ValueError(f"{type(schedule).__name__}.next_games gave a stage of no games "
+                             "(None says the schedule is finished)")
+        for g in games:
+            if g.game_id in seen:
+                raise ValueError(f"{type(schedule).__name__}.next_games gave game {g.game_id} twice")
+            seen.add(g.game_id)
+        yield games
+        stages.append(games)
