@@ -166,9 +166,9 @@ def status(run_dir: RunDirArg) -> None:
         league = parse_config(yaml.safe_load(saved.read_text(encoding="utf-8")), source=str(saved))
     except (ConfigError, yaml.YAMLError) as exc:
         fail(str(exc))
-    from tournament.runner import running_driver
+    from records.folder import lock_holder
 
-    driver = running_driver(run_dir)
+    driver = lock_holder(run_dir)
     try:
         standings, tally = league_standings(run_dir, [b.name for b in league.bots])
     except (ValueError, OSError) as exc:  # a damaged part names itself and the repair

@@ -1,12 +1,15 @@
-"""The run folder beside its part files: the run's id (``run.json``) and the quarantine.
+"""The run folder beside its part files: the run's id (``run.json``), the lock and the quarantine.
 
 ``run.json`` holds the ``run_id`` made when the folder was created (``new_run_id``: the league's
 name, the UTC time and a random suffix); ``folder_run_ids`` tells which runs a folder's records
 hold (older folders have no ``run.json``: their records say). ``quarantine`` moves a file a repair
-cannot read to ``<run>/quarantine/<table>/``, never deleting it.
+cannot read to ``<run>/quarantine/<table>/``, never deleting it. ``take_lock`` is the one writer's
+lock (``.lock``: an flock held while a driver writes the run, with its pid inside, which
+``lock_holder`` reads).
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -19,6 +22,50 @@ from .parts import committed_parts, parquet_files, part_path
 
 RUN_FILE = "run.json"  # {"run_id": ...}, written when the run folder is created
 QUARANTINE = "quarantine"
+LOCK_FILE = ".lock"
+
+
+class RunInUse(RuntimeError):
+    """Another process holds the run folder's lock (``pid``: its pid as written there, or "?")."""
+
+    def __init__(self, run_dir: Path, pid: str):
+        super().__init__(f"{run_dir}: another driver (pid {pid}) is writing this run")
+        self.pid = pid
+
+
+def take_lock(run_dir: Path) -> int:
+    """Lock the run folder for this process (made if missing); returns the lock's file descriptor,
+    which holds the lock until it is closed. Raises ``RunInUse`` when another process holds it."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    other = _holder(fd)
+    if other is not None:
+        os.close(fd)
+        raise RunInUse(run_dir, other)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
+
+
+def lock_holder(run_dir: str | Path) -> str | None:
+    """The pid of the process writing the run now, or None (the lock is free)."""
+    try:
+        fd = os.open(Path(run_dir) / LOCK_FILE, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        return _holder(fd)  # a lock taken here is released when fd closes
+    finally:
+        os.close(fd)
+
+
+def _holder(fd: int) -> str | None:
+    """Lock ``fd`` for this process, or return the pid of the process that holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+    return None
 
 
 def new_run_id(name: str) -> str:

@@ -18,7 +18,6 @@ to ``--resume``, which repairs a damaged run folder first (``tournament.repair``
 """
 from __future__ import annotations
 
-import fcntl
 import gc
 import json
 import logging
@@ -39,7 +38,7 @@ import yaml
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
-from records.folder import RUN_FILE, new_run_id, run_id_of, save_run_id
+from records.folder import RUN_FILE, RunInUse, new_run_id, run_id_of, save_run_id, take_lock
 from records.parts import has_records
 from records.read import done_game_ids
 from records.tables import build_table, empty_table
@@ -56,7 +55,6 @@ from .standings import BotStanding, Tally, league_standings, league_tally
 
 CONFIG_FILE = "config.yaml"
 STANDINGS_FILE = "standings.csv"
-LOCK_FILE = ".lock"
 
 log = logging.getLogger(__name__)
 
@@ -139,36 +137,13 @@ class _Stop:
 
 @contextmanager
 def _locked(run_dir: Path):
-    run_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    """The run folder's writer lock (records.folder.take_lock) for as long as the block runs."""
     try:
-        other = _holder(fd)
-        if other is not None:
-            raise LeagueError(f"{run_dir}: another driver (pid {other}) is writing this run")
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        fd = take_lock(run_dir)
+    except RunInUse as exc:
+        raise LeagueError(str(exc)) from None
+    try:
         yield
-    finally:
-        os.close(fd)
-
-
-def _holder(fd: int) -> str | None:
-    """Lock ``fd`` for this process, or return the pid of the driver that holds it."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-    return None
-
-
-def running_driver(run_dir: str | Path) -> str | None:
-    """The pid of the driver writing the run now, or None (the lock is free)."""
-    try:
-        fd = os.open(Path(run_dir) / LOCK_FILE, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    try:
-        return _holder(fd)  # a lock taken here is released when fd closes
     finally:
         os.close(fd)
 
