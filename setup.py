@@ -1,5 +1,5 @@
-"""Builds the compiled parts (engine core, RL observations, bot policies, MCTS, seeds, the league
-loop); the rest is in pyproject.toml."""
+"""Builds the compiled parts (engine core, random playouts, RL observations, bot policies, MCTS, seeds,
+the league loop); the rest is in pyproject.toml."""
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -7,6 +7,7 @@ FLAGS = ["-O3", "-funroll-loops"]
 
 extensions = [
     Extension("engine._core", ["engine/_core.pyx"], extra_compile_args=FLAGS),
+    Extension("engine._playouts", ["engine/_playouts.pyx"], extra_compile_args=FLAGS),
     Extension("engine._rl", ["engine/_rl.pyx"], extra_compile_args=FLAGS),
     Extension("bots._policies", ["bots/_policies.pyx"], extra_compile_args=FLAGS),
     Extension("bots._mcts", ["bots/_mcts.pyx"], extra_compile_args=FLAGS),

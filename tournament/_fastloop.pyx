@@ -15,8 +15,9 @@ from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core cimport (Core, State, Board, Rng, DRAFT, REFILL, OVER, CENTRE, FLOOR, NO_SEAT, TILING_BASE,
-                           MAX_MOVES, state_init, deal_random, gen_moves, apply_move)
+from engine._core cimport (Core, State, Board, Rng, Facts, DRAFT, REFILL, OVER, MAX_MOVES, state_init, deal_random,
+                           gen_moves, apply_move, move_facts, ranks, complete_rows, complete_columns,
+                           complete_colours)
 from bots._policies cimport Weights, greedy_draft, greedy_pick, heuristic_pick
 from tournament._seeds cimport MAX_ID, round_seed_of, bot_seed_of
 
@@ -275,9 +276,10 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
     cdef int moves[MAX_MOVES]
     cdef int nm = o.nm, nr = o.nr, nd = o.nd, m_end = o.nm + ROOM_MOVES, r_end = o.nr + ROOM_ROUNDS * players
     cdef int d_end = o.nd + ROOM_ROUNDS
-    cdef int rnd = 0, ply = 0, round_opener = 0, deal = -1, n, code, seat, src, c, d, put, p, q, k
-    cdef int rows[4]
+    cdef int rnd = 0, ply = 0, round_opener = 0, deal = -1, n, code, seat, p, q, k
+    cdef int rank[4]
     cdef int penalties[4]
+    cdef Facts f
     cdef double started = now()
     cdef const Board* b
     state_init(&st, players, gray)
@@ -315,19 +317,10 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
                     code = ask(act, g, seat, &st)
             if nm >= m_end:
                 return -1
-            b = &st.boards[seat]
+            f = move_facts(&st, code)
             o.m_g[nm], o.m_ply[nm], o.m_round[nm], o.m_seat[nm] = g, ply + 1, st.round, seat
             o.m_code[nm], o.m_legal[nm] = code, n
-            if code >= TILING_BASE:
-                o.m_colour[nm], o.m_taken[nm] = b.line_colour[(code - TILING_BASE) // 5], -1
-                o.m_floor[nm], o.m_marker[nm] = 0, 0
-            else:
-                src, c, d = code // 30, (code // 6) % 5, code % 6
-                put = 0
-                if d != FLOOR:
-                    put = min(st.source[src][c], d + 1 - b.line_count[d])
-                o.m_colour[nm], o.m_taken[nm], o.m_floor[nm] = c, st.source[src][c], st.source[src][c] - put
-                o.m_marker[nm] = src == CENTRE and st.marker == NO_SEAT
+            o.m_colour[nm], o.m_taken[nm], o.m_floor[nm], o.m_marker[nm] = f.colour, f.taken, f.to_floor, f.marker
             apply_move(&st, code)
             nm += 1
             ply += 1
@@ -342,24 +335,12 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
             o.r_g[nr], o.r_round[nr], o.r_seat[nr], o.r_opener[nr], o.r_deal[nr] = g, rnd, p, round_opener, deal
             o.r_points[nr], o.r_penalty[nr], o.r_score[nr] = b.round_points, b.round_penalty, b.score
             nr += 1
+    ranks(&st, rank)
     for p in range(players):
         b = &st.boards[p]
         q = g * players + p
-        rows[p] = 0
-        o.x_cols[q] = 0
-        o.x_colours[q] = 0
-        for k in range(5):
-            rows[p] += b.row_mask[k] == 31
-            o.x_cols[q] += b.col_mask[k] == 31
-            o.x_colours[q] += b.colour_count[k] == 5
-        o.x_score[q], o.x_rows[q], o.x_bonus[q], o.x_penalty[q] = b.score, rows[p], b.bonus, penalties[p]
-    for p in range(players):  # engine.rules.ranks: 1 + the seats with a better (score, rows)
-        k = 1
-        for q in range(players):
-            if (st.boards[q].score > st.boards[p].score
-                    or (st.boards[q].score == st.boards[p].score and rows[q] > rows[p])):
-                k += 1
-        o.x_rank[g * players + p] = k
+        o.x_score[q], o.x_rank[q], o.x_bonus[q], o.x_penalty[q] = b.score, rank[p], b.bonus, penalties[p]
+        o.x_rows[q], o.x_cols[q], o.x_colours[q] = complete_rows(b), complete_columns(b), complete_colours(b)
     o.g_rounds[g], o.g_plies[g], o.g_duration[g] = rnd, ply, now() - started
     o.nm, o.nr, o.nd = nm, nr, nd
     return 0
