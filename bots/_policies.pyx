@@ -50,18 +50,28 @@ cdef inline int project(const Board* b, bint gray, Board* w) noexcept nogil:
     counts them, capped at 7)."""
     return project_with(b, gray, w, -1, 0)
 
+cdef inline int tile_line(const Board* b, bint gray, Board* w, int k, int line, int colour) noexcept nogil:
+    """project_with's step for line k: tile it if complete; return the tiles that fall (gray)."""
+    cdef int c, col
+    if k == line or b.line_count[k] == k + 1:
+        c = colour if k == line else b.line_colour[k]
+        col = line_column(w, gray, k, c)
+        if col < 0:
+            return k + 1
+        place(w, k, col, c)
+    return 0
+
 cdef int project_with(const Board* b, bint gray, Board* w, int line, int colour) noexcept nogil:
     """``project`` of the board with its pattern line ``line`` complete in ``colour`` (-1: as it is)."""
-    cdef int k, c, col, falls = 0
+    cdef int falls
     wall_of(b, w)
-    for k in range(5):
-        if k == line or b.line_count[k] == k + 1:
-            c = colour if k == line else b.line_colour[k]
-            col = line_column(w, gray, k, c)
-            if col < 0:
-                falls += k + 1
-            else:
-                place(w, k, col, c)
+    # line by line with k a constant in each step, which the compiler folds (a loop over k it
+    # would not unroll, with the core's place inlined in it)
+    falls = tile_line(b, gray, w, 0, line, colour)
+    falls += tile_line(b, gray, w, 1, line, colour)
+    falls += tile_line(b, gray, w, 2, line, colour)
+    falls += tile_line(b, gray, w, 3, line, colour)
+    falls += tile_line(b, gray, w, 4, line, colour)
     w.floor_n = b.floor_n + falls if b.floor_n + falls < 7 else 7
     return falls
 

@@ -66,15 +66,45 @@ cdef struct Facts:
     int to_floor               # tiles that do not fit the pattern line (those past a full floor too)
     bint marker                # whether the move takes the starting-player marker
 
-# Tables filled once when engine._core is imported (see _init_tables there).
-cdef uint8_t RUN[32][5]        # length of the run of set bits through bit pos of a 5-bit mask
-cdef uint8_t POPCOUNT[1024]    # set bits of a 10-bit mask
-cdef uint64_t SPREAD[32]       # bit c of a 5-bit mask moved to bit 8*c (a 5x5 bit transpose)
 # SELECT[m][k]: index of the k-th lowest set bit of a 10-bit mask (k < POPCOUNT[m]). Random play
 # picks "the k-th source holding a colour" and "the k-th destination taking it" with k random: a
 # loop clearing k low bits has a random trip count, and so a mispredicted exit on nearly every
 # move; one load from this 10 KB table has no branch at all.
-cdef uint8_t SELECT[1024][10]
+cdef uint8_t SELECT[1024][10]  # filled once when engine._core is imported
+
+# Tables every module that cimports this file compiles in as constants (engine._core checks them
+# against their definitions when imported): RUN[mask][pos], the length of the run of set bits
+# through bit pos of a 5-bit mask; POPCOUNT[m], the set bits of a 10-bit mask; SPREAD[m], bit c of
+# a 5-bit mask moved to bit 8*c (a 5x5 bit transpose, one row at a time).
+cdef extern from *:
+    """
+    static const uint8_t azul_run[32][5] = {
+        {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {2, 2, 0, 0, 0},
+        {0, 0, 1, 0, 0}, {1, 0, 1, 0, 0}, {0, 2, 2, 0, 0}, {3, 3, 3, 0, 0},
+        {0, 0, 0, 1, 0}, {1, 0, 0, 1, 0}, {0, 1, 0, 1, 0}, {2, 2, 0, 1, 0},
+        {0, 0, 2, 2, 0}, {1, 0, 2, 2, 0}, {0, 3, 3, 3, 0}, {4, 4, 4, 4, 0},
+        {0, 0, 0, 0, 1}, {1, 0, 0, 0, 1}, {0, 1, 0, 0, 1}, {2, 2, 0, 0, 1},
+        {0, 0, 1, 0, 1}, {1, 0, 1, 0, 1}, {0, 2, 2, 0, 1}, {3, 3, 3, 0, 1},
+        {0, 0, 0, 2, 2}, {1, 0, 0, 2, 2}, {0, 1, 0, 2, 2}, {2, 2, 0, 2, 2},
+        {0, 0, 3, 3, 3}, {1, 0, 3, 3, 3}, {0, 4, 4, 4, 4}, {5, 5, 5, 5, 5},
+    };
+    #define AZUL_P2(n) n, n + 1, n + 1, n + 2
+    #define AZUL_P4(n) AZUL_P2(n), AZUL_P2(n + 1), AZUL_P2(n + 1), AZUL_P2(n + 2)
+    #define AZUL_P6(n) AZUL_P4(n), AZUL_P4(n + 1), AZUL_P4(n + 1), AZUL_P4(n + 2)
+    #define AZUL_P8(n) AZUL_P6(n), AZUL_P6(n + 1), AZUL_P6(n + 1), AZUL_P6(n + 2)
+    static const uint8_t azul_popcount[1024] = {
+        AZUL_P8(0), AZUL_P8(1), AZUL_P8(1), AZUL_P8(2)
+    };
+    static const uint64_t azul_spread[32] = {
+        0x0ULL, 0x1ULL, 0x100ULL, 0x101ULL, 0x10000ULL, 0x10001ULL, 0x10100ULL, 0x10101ULL,
+        0x1000000ULL, 0x1000001ULL, 0x1000100ULL, 0x1000101ULL, 0x1010000ULL, 0x1010001ULL, 0x1010100ULL, 0x1010101ULL,
+        0x100000000ULL, 0x100000001ULL, 0x100000100ULL, 0x100000101ULL, 0x100010000ULL, 0x100010001ULL, 0x100010100ULL, 0x100010101ULL,
+        0x101000000ULL, 0x101000001ULL, 0x101000100ULL, 0x101000101ULL, 0x101010000ULL, 0x101010001ULL, 0x101010100ULL, 0x101010101ULL,
+    };
+    """
+    const uint8_t RUN "azul_run"[32][5]
+    const uint8_t POPCOUNT "azul_popcount"[1024]
+    const uint64_t SPREAD "azul_spread"[32]
 
 # The floor's penalty for its first n occupied slots (1, 1, 2, 2, 2, 3, 3 by slot), and the
 # one-word view of the floor: Board.floor[7] and Board.floor_n sit in one aligned 8-byte word
@@ -99,7 +129,7 @@ cdef extern from *:
 
 cdef void state_init(State* s, int players, bint gray) noexcept nogil
 cdef int deal_random(State* s, Rng* rng) noexcept nogil
-cdef void start_round(State* s, int dealt) noexcept nogil
+cdef void end_game(State* s) noexcept nogil
 cdef int gen_moves(const State* s, int* out) noexcept nogil
 cdef int check_move(const State* s, int code) noexcept nogil
 cdef void apply_move(State* s, int code) noexcept nogil
@@ -314,6 +344,29 @@ cdef inline void place_drawn(State* s, int i, int x, int* upto) noexcept nogil:
     upto[1] -= c < 2
     upto[2] -= c < 3
     upto[3] -= c < 4
+
+cdef inline void index_sources(State* s) noexcept nogil:
+    """Recompute which sources hold each colour (State.holders)."""
+    cdef int i, c
+    for c in range(5):
+        s.holders[c] = 0
+        for i in range(10):
+            if s.source[i][c]:
+                s.holders[c] |= 1 << i
+
+cdef inline void start_round(State* s, int dealt) noexcept nogil:
+    """The deal is in the factories (`dealt` tiles): the draft begins, or the game ends if none."""
+    cdef int p
+    index_sources(s)
+    s.remaining = dealt
+    for p in range(s.players):
+        s.boards[p].round_points = 0
+        s.boards[p].round_penalty = 0
+    if dealt == 0:      # no tile can ever move again: over, the marker still with the next opener
+        end_game(s)
+    else:
+        s.marker = NO_SEAT
+        s.phase = DRAFT
 
 cdef inline int draft_weights(const State* s, const Board* b, int* dests, int* ways, int* upto) noexcept nogil:
     """Per colour c: dests[c], the destinations taking it (bit d); ways[c], how many; upto[c], the

@@ -13,38 +13,36 @@ everything here with engine/reference.py.
 from libc.string cimport memcpy, memset
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
 
-# The tables RUN, POPCOUNT, SPREAD and SELECT are declared in engine/_core.pxd (other modules
-# read them there); they are filled here, once.
+# SELECT is declared in engine/_core.pxd (playouts read it there) and filled here, once; RUN,
+# POPCOUNT and SPREAD are constants there, checked here against their definitions.
 
-cdef void _init_tables() noexcept:
-    cdef int m, p, lo, hi
+cdef void _init_tables() except *:
+    cdef int m, p, k, lo, hi
+    cdef uint64_t spread
     for m in range(1024):
-        POPCOUNT[m] = 0
-        for p in range(10):
-            POPCOUNT[m] += (m >> p) & 1
         memset(SELECT[m], 0, 10)
-        lo = 0
+        k = 0
         for p in range(10):
             if (m >> p) & 1:
-                SELECT[m][lo] = p
-                lo += 1
+                SELECT[m][k] = p
+                k += 1
+        if POPCOUNT[m] != k:
+            raise ImportError(f"engine._core: POPCOUNT[{m}] is {POPCOUNT[m]}, not {k}")
     for m in range(32):
-        SPREAD[m] = 0
+        spread = 0
         for p in range(5):
             if (m >> p) & 1:
-                SPREAD[m] |= (<uint64_t>1) << (8 * p)
-    for m in range(32):
-        for p in range(5):
-            if not (m >> p) & 1:
-                RUN[m][p] = 0
-                continue
+                spread |= (<uint64_t>1) << (8 * p)
             lo = p
             while lo > 0 and (m >> (lo - 1)) & 1:
                 lo -= 1
             hi = p
             while hi < 4 and (m >> (hi + 1)) & 1:
                 hi += 1
-            RUN[m][p] = hi - lo + 1
+            if RUN[m][p] != ((hi - lo + 1) if (m >> p) & 1 else 0):
+                raise ImportError(f"engine._core: RUN[{m}][{p}] is wrong")
+        if SPREAD[m] != spread:
+            raise ImportError(f"engine._core: SPREAD[{m}] is wrong")
 
 _init_tables()
 
@@ -109,28 +107,6 @@ cdef int deal_random(State* s, Rng* rng) noexcept nogil:
         dealt += 1
     start_round(s, dealt)
     return dealt
-
-cdef void index_sources(State* s) noexcept nogil:
-    """Recompute which sources hold each colour (State.holders)."""
-    cdef int i, c
-    for c in range(5):
-        s.holders[c] = 0
-        for i in range(10):
-            if s.source[i][c]:
-                s.holders[c] |= 1 << i
-
-cdef void start_round(State* s, int dealt) noexcept nogil:
-    cdef int p
-    index_sources(s)
-    s.remaining = dealt
-    for p in range(s.players):
-        s.boards[p].round_points = 0
-        s.boards[p].round_penalty = 0
-    if dealt == 0:      # no tile can ever move again: over, the marker still with the next opener
-        end_game(s)
-    else:
-        s.marker = NO_SEAT
-        s.phase = DRAFT
 
 # ---------------------------------------------------------------- moves
 

@@ -79,7 +79,7 @@ def legal_mask(Core core, signed char[::1] mask):
 
 def random_rollout(Core core, seed):
     """Play a copy of the position to the end with uniform random moves and deals drawn from
-    ``seed`` (the compiled loop of ``random_playouts``); return (scores, complete wall rows)."""
+    ``seed`` (the core's random_move and deal_random); return (scores, complete wall rows)."""
     cdef State s = core.s
     cdef Rng rng
     rng.s = <unsigned long long>(int(seed) & 0xFFFFFFFFFFFFFFFF)
