@@ -111,9 +111,9 @@ def _draw(pos: dict, rng: random.Random) -> list[str]:
     return factories
 
 
-# The other engine runs in a child process with its checkout first on sys.path: its compiled
-# modules cimport each other under their own names (engine._core, engine._playouts), so two
-# engines cannot share one process. The child times each call itself (process CPU time).
+# --compare-with runs each engine in a child process with its checkout first on sys.path: the
+# compiled modules cimport each other under their own names (engine._core, engine._playouts), so
+# two engines cannot share one process. The child times each call itself (process CPU time).
 WORKER = """
 import json, sys, time
 from engine import random_playouts
@@ -125,9 +125,9 @@ for line in sys.stdin:
 """
 
 
-class OtherEngine:
-    """random_playouts of another checkout (a git revision built once into a cache folder, or a
-    folder holding a built checkout), called in a worker process."""
+class EngineWorker:
+    """random_playouts of a checkout (this one, a git revision built once into a cache folder, or
+    a folder holding a built checkout), called in a worker process."""
 
     def __init__(self, where: str):
         folder = Path(where)
@@ -169,17 +169,18 @@ def build_engine(rev: str, folder: Path) -> None:
     shutil.rmtree(folder / "build", ignore_errors=True)
 
 
-def compare(other: OtherEngine, label: str, games: int, repeats: int) -> None:
-    """This engine against `other`, the two timed alternately on the same games, per setup."""
+def compare(other: EngineWorker, label: str, games: int, repeats: int) -> None:
+    """This engine against `other`, the two timed alternately on the same games, per setup, each
+    in a worker process of its own (alike: a fresh interpreter holding only the engine)."""
+    this = EngineWorker(str(ROOT))
     print(f"\nthis core against {label}: {repeats} runs of {games:,} games each, alternating")
     print(f"{'setup':14} {'this games/s':>13} {label + ' games/s':>16} {'x best':>7} {'x median':>9}")
     for players, variant in SETUPS:
         mine, theirs = [], []
         for rep in range(repeats):
-            seconds, _ = timed(lambda: random_playouts(games, players=players, variant=variant, seed=rep))
-            mine.append(seconds)
-            other.random_playouts(games, players=players, variant=variant, seed=rep)
-            theirs.append(other.seconds)
+            for engine, times in ((this, mine), (other, theirs))[::1 if rep % 2 else -1]:
+                engine.random_playouts(games, players=players, variant=variant, seed=rep)
+                times.append(engine.seconds)
         print(f"{f'{players}p {variant}':14} {games / min(mine):13,.0f} {games / min(theirs):16,.0f} "
               f"{min(theirs) / min(mine):7.3f} {statistics.median(theirs) / statistics.median(mine):9.3f}")
 
@@ -251,7 +252,7 @@ def main() -> None:
     scale = 0.2 if args.quick else 1.0
     playout_games = int(300_000 * scale)
     repeats = 2 if args.quick else args.repeats
-    other = OtherEngine(args.compare_with) if args.compare_with else None
+    other = EngineWorker(args.compare_with) if args.compare_with else None
     label = args.compare_with if args.compare_with and not Path(args.compare_with).is_dir() else "other"
 
     print(f"{'what':40} {'best games/s':>13} {'median':>10} {'moves/s':>13} {'moves/game':>11} {'rounds/game':>12}")

@@ -176,23 +176,18 @@ cdef inline int free_columns(const Board* b, int row, int c) noexcept nogil:
         taken |= ((b.col_colours[col] >> c) & 1) << col
     return ~taken & 31
 
+cdef inline int count_of(const uint8_t* v, int full) noexcept nogil:
+    """How many of the five values v[0..4] equal `full`."""
+    return (v[0] == full) + (v[1] == full) + (v[2] == full) + (v[3] == full) + (v[4] == full)
+
 cdef inline int complete_rows(const Board* b) noexcept nogil:
-    cdef int i, n = 0
-    for i in range(5):
-        n += b.row_mask[i] == 31
-    return n
+    return count_of(b.row_mask, 31)
 
 cdef inline int complete_columns(const Board* b) noexcept nogil:
-    cdef int i, n = 0
-    for i in range(5):
-        n += b.col_mask[i] == 31
-    return n
+    return count_of(b.col_mask, 31)
 
 cdef inline int complete_colours(const Board* b) noexcept nogil:
-    cdef int i, n = 0
-    for i in range(5):
-        n += b.colour_count[i] == 5
-    return n
+    return count_of(b.colour_count, 5)
 
 cdef inline int end_bonus(const Board* b) noexcept nogil:
     """The end-of-game bonus of a wall: 2 a complete row, 7 a column, 10 a colour."""
