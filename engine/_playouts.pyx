@@ -116,11 +116,8 @@ cdef inline int tiles_accounted(const State* s) noexcept nogil:
             total += b.floor[i] != MARKER
     return total
 
-cdef inline long long play(long long games, int players, bint gray, uint64_t* rng, long long* totals,
-                            bint checked) noexcept nogil:
-    """Play `games` games: totals[0..2] += moves, rounds dealt, final scores. ``checked`` (the
-    tests' form): every move passed through check_move first and every position checked to hold
-    all 100 tiles; returns 0, or the number of the failing move."""
+cdef void playouts(long long games, int players, bint gray, uint64_t* rng, long long* totals) noexcept nogil:
+    """random_playouts' loop: totals[0..2] += moves, rounds dealt, final scores."""
     cdef State s
     cdef long long g, moves = 0, rounds = 0, score = 0
     cdef int p, code, src, c, d
@@ -131,33 +128,40 @@ cdef inline long long play(long long games, int players, bint gray, uint64_t* rn
                 rounds += deal_playout(&s, rng) != 0
             else:
                 code = playout_pick(&s, rng, &src, &c, &d)
-                moves += 1
-                if checked:
-                    code = code if code >= 0 else (src * 5 + c) * 6 + d
-                    if check_move(&s, code):
-                        totals[0] += moves
-                        return totals[0]
-                    apply_move(&s, code)
-                elif code < 0:
+                if code < 0:
                     apply_draft(&s, src, c, d)
                 else:
                     apply_move(&s, code)
-            if checked and tiles_accounted(&s) != 100:
-                totals[0] += moves
-                return totals[0]
+                moves += 1
         for p in range(players):
             score += s.boards[p].score
     totals[0] += moves
     totals[1] += rounds
     totals[2] += score
-    return 0
-
-cdef void playouts(long long games, int players, bint gray, uint64_t* rng, long long* totals) noexcept nogil:
-    play(games, players, gray, rng, totals, False)
 
 cdef long long checked_playouts(long long games, int players, bint gray, uint64_t* rng,
                                 long long* totals) noexcept nogil:
-    return play(games, players, gray, rng, totals, True)
+    """playouts' games (the same draws), with every move passed through check_move first and
+    every position checked to hold all 100 tiles. Returns 0, or the number of the failing move."""
+    cdef State s
+    cdef long long g
+    cdef int p, code
+    for g in range(games):
+        state_init(&s, players, gray)
+        while s.phase != OVER:
+            if s.phase == REFILL:
+                totals[1] += deal_playout(&s, rng) != 0
+            else:
+                code = playout_code(&s, rng)
+                totals[0] += 1
+                if check_move(&s, code):
+                    return totals[0]
+                apply_move(&s, code)
+            if tiles_accounted(&s) != 100:
+                return totals[0]
+        for p in range(players):
+            totals[2] += s.boards[p].score
+    return 0
 
 def random_playouts(long long games, int players=2, str variant="colored", seed=0):
     """Play whole games of uniform random moves in C; return the totals.
