@@ -2,9 +2,9 @@
 
     python benchmarks/bench_engine.py                          # about 40 s
     python benchmarks/bench_engine.py --quick                  # about 8 s
-    python benchmarks/bench_engine.py --compare-with 79636ae   # also: this core against the core of a
-                                                         # git revision (or a folder holding one
-                                                         # built), timed alternately, as ratios
+    python benchmarks/bench_engine.py --compare-with 79636ae   # also: this engine against the engine
+                                                         # of a git revision (or a folder holding a
+                                                         # built checkout), timed alternately, as ratios
     python benchmarks/bench_engine.py --stats 1000000          # also: random_playouts' statistics
                                                          # against the pinned uniform-random figures
 
@@ -16,7 +16,7 @@ time counts the moments the process waited for a core. Pin the run to a core on 
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import json
 import math
 import os
 import random
@@ -111,54 +111,76 @@ def _draw(pos: dict, rng: random.Random) -> list[str]:
     return factories
 
 
-def load_core(where: str):
-    """The `_core` module of a git revision (built once into a cache folder, renamed so it can be
-    imported beside this checkout's engine._core) or of a folder that holds one built."""
-    folder = Path(where)
-    if not folder.is_dir():
-        rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", where], check=True,
-                             capture_output=True, text=True).stdout.strip()
-        folder = Path(tempfile.gettempdir()) / f"azul-core-{rev}"
-        name = f"_core_{rev}"
-        if not list(folder.glob(f"{name}.*.so")) and not list(folder.glob(f"{name}.*.pyd")):
-            build_core(rev, folder, name)
-    found = sorted(folder.glob("_core*.so")) + sorted(folder.glob("_core*.pyd"))
-    if not found:
-        raise SystemExit(f"no built _core module in {folder}")
-    name = found[0].name.split(".")[0]
-    spec = importlib.util.spec_from_file_location(name, found[0])
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# --compare-with runs each engine in a child process with its checkout first on sys.path: the
+# compiled modules cimport each other under their own names (engine._core, engine._playouts), so
+# two engines cannot share one process. The child times each call itself (process CPU time).
+WORKER = """
+import json, sys, time
+from engine import random_playouts
+for line in sys.stdin:
+    args = json.loads(line)
+    start = time.process_time()
+    totals = random_playouts(*args)
+    print(json.dumps([time.process_time() - start, totals]), flush=True)
+"""
 
 
-def build_core(rev: str, folder: Path, name: str) -> None:
-    """Build engine/_core.pyx (and its .pxd) of `rev` as the extension module `name` in `folder`."""
-    print(f"building the core of {rev} into {folder} ...", flush=True)
+class EngineWorker:
+    """random_playouts of a checkout (this one, a git revision built once into a cache folder, or
+    a folder holding a built checkout), called in a worker process."""
+
+    def __init__(self, where: str):
+        folder = Path(where)
+        if not folder.is_dir():
+            rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", where], check=True,
+                                 capture_output=True, text=True).stdout.strip()
+            folder = Path(tempfile.gettempdir()) / f"azul-engine-{rev}"
+            if not list((folder / "engine").glob("_core.*.so")):
+                build_engine(rev, folder)
+        if not list((folder / "engine").glob("_core.*")):
+            raise SystemExit(f"no built engine in {folder}")
+        self.process = subprocess.Popen([sys.executable, "-c", WORKER], cwd=folder, text=True,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        env={**os.environ, "PYTHONPATH": str(folder)})
+        self.seconds = 0.0
+
+    def random_playouts(self, games: int, players: int = 2, variant: str = "colored", seed: int = 0) -> dict:
+        """The other engine's totals; ``self.seconds``: the CPU time the call took there."""
+        self.process.stdin.write(json.dumps([games, players, variant, seed]) + "\n")
+        self.process.stdin.flush()
+        self.seconds, totals = json.loads(self.process.stdout.readline())
+        return totals
+
+
+def build_engine(rev: str, folder: Path) -> None:
+    """Build the engine package of `rev` (its engine/*.pyx, nothing else) in place in `folder`."""
+    print(f"building the engine of {rev} into {folder} ...", flush=True)
     folder.mkdir(parents=True, exist_ok=True)
-    for ext in ("pyx", "pxd"):
-        text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:engine/_core.{ext}"], check=True,
-                              capture_output=True, text=True).stdout
-        (folder / f"{name}.{ext}").write_text(text)
-    setup = (f"from Cython.Build import cythonize\nfrom setuptools import Extension, setup\n"
-             f"setup(ext_modules=cythonize([Extension({name!r}, [{name + '.pyx'!r}], "
-             f"extra_compile_args=['-O3', '-funroll-loops'])], language_level=3, quiet=True))\n")
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "engine"], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    setup = ("import glob\nfrom Cython.Build import cythonize\nfrom setuptools import Extension, setup\n"
+             "setup(ext_modules=cythonize([Extension(p[:-4].replace('/', '.'), [p], "
+             "extra_compile_args=['-O3', '-funroll-loops']) for p in sorted(glob.glob('engine/*.pyx'))], "
+             "language_level=3, include_path=['.'], quiet=True))\n")
     (folder / "setup.py").write_text(setup)
     subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=folder, check=True,
                    capture_output=True)
     shutil.rmtree(folder / "build", ignore_errors=True)
 
 
-def compare(other, label: str, games: int, repeats: int) -> None:
-    """This core against `other`, the two timed alternately on the same games, per setup."""
+def compare(other: EngineWorker, label: str, games: int, repeats: int) -> None:
+    """This engine against `other`, the two timed alternately on the same games, per setup, each
+    in a worker process of its own (alike: a fresh interpreter holding only the engine)."""
+    this = EngineWorker(str(ROOT))
     print(f"\nthis core against {label}: {repeats} runs of {games:,} games each, alternating")
     print(f"{'setup':14} {'this games/s':>13} {label + ' games/s':>16} {'x best':>7} {'x median':>9}")
     for players, variant in SETUPS:
         mine, theirs = [], []
         for rep in range(repeats):
-            for run, times in ((random_playouts, mine), (other.random_playouts, theirs)):
-                seconds, _ = timed(lambda: run(games, players=players, variant=variant, seed=rep))
-                times.append(seconds)
+            for engine, times in ((this, mine), (other, theirs))[::1 if rep % 2 else -1]:
+                engine.random_playouts(games, players=players, variant=variant, seed=rep)
+                times.append(engine.seconds)
         print(f"{f'{players}p {variant}':14} {games / min(mine):13,.0f} {games / min(theirs):16,.0f} "
               f"{min(theirs) / min(mine):7.3f} {statistics.median(theirs) / statistics.median(mine):9.3f}")
 
@@ -222,15 +244,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer games, for a fast look")
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per figure (default 5)")
     parser.add_argument("--compare-with", metavar="REV_OR_DIR",
-                        help="also time the core of this git revision (or of a folder holding a built "
-                             "_core*.so) alternately with this one")
+                        help="also time the engine of this git revision (or of a folder holding a built "
+                             "checkout) alternately with this one, in a worker process")
     parser.add_argument("--stats", type=int, metavar="GAMES", nargs="?", const=1_000_000,
                         help="also check random_playouts' statistics over GAMES games (default 1,000,000)")
     args = parser.parse_args()
     scale = 0.2 if args.quick else 1.0
     playout_games = int(300_000 * scale)
     repeats = 2 if args.quick else args.repeats
-    other = load_core(args.compare_with) if args.compare_with else None
+    other = EngineWorker(args.compare_with) if args.compare_with else None
     label = args.compare_with if args.compare_with and not Path(args.compare_with).is_dir() else "other"
 
     print(f"{'what':40} {'best games/s':>13} {'median':>10} {'moves/s':>13} {'moves/game':>11} {'rounds/game':>12}")

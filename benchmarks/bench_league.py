@@ -65,7 +65,7 @@ def measure(out: Path, name: str, games: int, workers: int, bot: str = "greedy",
 
 def referee_section(out: Path, games: int, repeats: int) -> None:
     """random_playouts on one core, then each league by the compiled loop and the Python referee."""
-    from engine._core import random_playouts
+    from engine import random_playouts
 
     n = 20 * games
     best = 0.0

@@ -9,8 +9,9 @@ docs/bots.md describes what each policy values; tests/test_policies.py checks it
 from libc.string cimport memcpy, memset
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from engine._core cimport (
-    State, Board, Rng, Core, gen_moves, apply_move, rng_below, placement_points, floor_cost, dest_mask,
-    CENTRE, FLOOR, NO_SEAT, TILING_BASE, MAX_MOVES, DRAFT, TILING, REFILL, OVER,
+    State, Board, Rng, Core, gen_moves, apply_move, rng_below, tile_points, place, free_columns, colour_column,
+    floor_cost, end_bonus, complete_rows, dest_mask, CENTRE, FLOOR, NO_SEAT, TILING_BASE, MAX_MOVES, DRAFT,
+    TILING, REFILL, OVER,
 )
 
 cdef inline int POP(int m) noexcept nogil:
@@ -20,88 +21,65 @@ cdef inline int POP(int m) noexcept nogil:
 cdef double EPS = 1e-9
 
 # ---------------------------------------------------------------- the wall after this round's tiling
+# A projection is a copy of the board with this round's complete lines tiled by the core's own
+# `place`: its round_points are the wall points the tiling scores, its floor_n the floor's slots
+# after it (gray lines with no square fall), capped at 7.
 
-cdef struct Wall:
-    uint8_t row_mask[5]       # bit col: square (row, col) holds a tile
-    uint8_t col_mask[5]       # bit row
-    uint8_t row_colours[5]    # bit c: colour c is in that row
-    uint8_t col_colours[5]    # bit c: colour c is in that column
-    uint8_t colour_count[5]
-    int points                # wall points the projected tiling scores
-    int floor_n               # floor slots filled after it (gray lines with no square fall), <= 7
+cdef inline void wall_of(const Board* b, Board* w) noexcept nogil:
+    w[0] = b[0]
+    w.round_points = 0
 
-cdef inline void wall_of(const Board* b, Wall* w) noexcept nogil:
-    memcpy(w.row_mask, b.row_mask, 5)
-    memcpy(w.col_mask, b.col_mask, 5)
-    memcpy(w.row_colours, b.row_colours, 5)
-    memcpy(w.col_colours, b.col_colours, 5)
-    memcpy(w.colour_count, b.colour_count, 5)
-    w.points = 0
-    w.floor_n = b.floor_n
-
-cdef inline int place_points(const Wall* w, int row, int col) noexcept nogil:
-    """Points a tile placed at (row, col) scores now (the rules' horizontal + vertical runs)."""
-    return placement_points(w.row_mask[row] | (1 << col), w.col_mask[col] | (1 << row), row, col)
-
-cdef inline void put(Wall* w, int row, int col, int c) noexcept nogil:
-    w.points += place_points(w, row, col)
-    w.row_mask[row] |= 1 << col
-    w.col_mask[col] |= 1 << row
-    w.row_colours[row] |= 1 << c
-    w.col_colours[col] |= 1 << c
-    w.colour_count[c] += 1
-
-cdef inline int gray_columns(const Wall* w, int row, int c) noexcept nogil:
-    """Bit col set when the gray square (row, col) may take colour c."""
-    cdef int col, mask = 0
-    if (w.row_colours[row] >> c) & 1:
-        return 0
-    for col in range(5):
-        if not (w.row_mask[row] >> col) & 1 and not (w.col_colours[col] >> c) & 1:
-            mask |= 1 << col
-    return mask
-
-cdef int best_column(const Wall* w, int row, int c) noexcept nogil:
+cdef int best_column(const Board* w, int row, int c) noexcept nogil:
     """Gray wall: the legal column scoring most now (then the fuller column, then the leftmost); -1 if none."""
-    cdef int col, key, best = -1, best_key = -1, mask = gray_columns(w, row, c)
+    cdef int col, key, best = -1, best_key = -1, mask = free_columns(w, row, c)
     for col in range(5):
         if (mask >> col) & 1:
-            key = place_points(w, row, col) * 8 + POP(w.col_mask[col])
+            key = tile_points(w, row, col) * 8 + POP(w.col_mask[col])
             if key > best_key:
                 best_key = key
                 best = col
     return best
 
-cdef inline int line_column(const Wall* w, bint gray, int k, int c) noexcept nogil:
-    return best_column(w, k, c) if gray else (c + k) % 5
+cdef inline int line_column(const Board* w, bint gray, int k, int c) noexcept nogil:
+    return best_column(w, k, c) if gray else colour_column(k, c)
 
-cdef inline int project(const Board* b, bint gray, Wall* w) noexcept nogil:
+cdef inline int project(const Board* b, bint gray, Board* w) noexcept nogil:
     """The wall after tiling the board's complete lines top to bottom (gray: best column each).
 
     Returns the tiles of gray lines with no legal column, which fall to the floor (``w.floor_n``
     counts them, capped at 7)."""
     return project_with(b, gray, w, -1, 0)
 
-cdef int project_with(const Board* b, bint gray, Wall* w, int line, int colour) noexcept nogil:
+cdef inline int tile_line(const Board* b, bint gray, Board* w, int k, int line, int colour) noexcept nogil:
+    """project_with's step for line k: tile it if complete; return the tiles that fall (gray)."""
+    cdef int c, col
+    if k == line or b.line_count[k] == k + 1:
+        c = colour if k == line else b.line_colour[k]
+        col = line_column(w, gray, k, c)
+        if col < 0:
+            return k + 1
+        place(w, k, col, c)
+    return 0
+
+cdef int project_with(const Board* b, bint gray, Board* w, int line, int colour) noexcept nogil:
     """``project`` of the board with its pattern line ``line`` complete in ``colour`` (-1: as it is)."""
-    cdef int k, c, col, falls = 0
+    cdef int falls
     wall_of(b, w)
-    for k in range(5):
-        if k == line or b.line_count[k] == k + 1:
-            c = colour if k == line else b.line_colour[k]
-            col = line_column(w, gray, k, c)
-            if col < 0:
-                falls += k + 1
-            else:
-                put(w, k, col, c)
+    # line by line with k a constant in each step, which the compiler folds (a loop over k it
+    # would not unroll, with the core's place inlined in it)
+    falls = tile_line(b, gray, w, 0, line, colour)
+    falls += tile_line(b, gray, w, 1, line, colour)
+    falls += tile_line(b, gray, w, 2, line, colour)
+    falls += tile_line(b, gray, w, 3, line, colour)
+    falls += tile_line(b, gray, w, 4, line, colour)
     w.floor_n = b.floor_n + falls if b.floor_n + falls < 7 else 7
     return falls
 
 cdef inline int round_value(const Board* b, bint gray) noexcept nogil:
     """Wall points this round's tiling makes certain, minus the floor's penalty."""
-    cdef Wall w
+    cdef Board w
     project(b, gray, &w)
-    return w.points - floor_cost(w.floor_n)
+    return w.round_points - floor_cost(w.floor_n)
 
 # ---------------------------------------------------------------- greedy
 
@@ -117,17 +95,12 @@ cdef struct Drafts:
     int falls[5][5]
     uint32_t known       # bit d * 5 + c: points/falls [d][c] worked out
 
-cdef int COST[8]  # floor_cost(slots), copied here once
-for _k in range(8):
-    COST[_k] = floor_cost(_k)
-
 cdef void drafts_init(Drafts* x, const State* s) noexcept nogil:
-    cdef Wall w
-    cdef int k
+    cdef Board w
     x.s, x.b = s, &s.boards[s.to_move]
     x.falls0 = project(x.b, s.gray, &w)
-    x.points0 = w.points
-    x.base = w.points - COST[w.floor_n]
+    x.points0 = w.round_points
+    x.base = w.round_points - floor_cost(w.floor_n)
     x.known = 0
 
 cdef inline int all_to_floor(const Drafts* x, int src, int tiles) noexcept nogil:
@@ -144,7 +117,7 @@ cdef inline int value_of(Drafts* x, int c, int d, int n, int floor_n, int* place
     """draft_value of taking ``n`` tiles of colour ``c`` to destination ``d``; ``floor_n``:
     all_to_floor of the move."""
     cdef const Board* b = x.b
-    cdef Wall w
+    cdef Board w
     cdef int put_n = 0, points = x.points0, falls = x.falls0
     if d != FLOOR:
         put_n = d + 1 - b.line_count[d]
@@ -154,19 +127,17 @@ cdef inline int value_of(Drafts* x, int c, int d, int n, int floor_n, int* place
         if b.line_count[d] + put_n == d + 1:
             if not (x.known >> (d * 5 + c)) & 1:
                 x.falls[d][c] = project_with(b, x.s.gray, &w, d, c)
-                x.points[d][c] = w.points
+                x.points[d][c] = w.round_points
                 x.known |= 1U << (d * 5 + c)
             points, falls = x.points[d][c], x.falls[d][c]
     floor_n += falls
     placed[0] = put_n
-    return points - COST[floor_n if floor_n < 7 else 7] - x.base
+    return points - floor_cost(floor_n if floor_n < 7 else 7) - x.base
 
 cdef inline int greedy_value(Drafts* x, int code, int* placed) noexcept nogil:
-    cdef Wall w
     if code >= TILING_BASE:
         placed[0] = 0
-        wall_of(x.b, &w)
-        return place_points(&w, (code - TILING_BASE) // 5, (code - TILING_BASE) % 5)
+        return tile_points(x.b, (code - TILING_BASE) // 5, (code - TILING_BASE) % 5)
     return draft_value(x, code, placed)
 
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil:
@@ -239,16 +210,14 @@ cdef inline bint opens_next(const State* s, int seat) noexcept nogil:
         return s.to_move == seat
     return s.marker == seat
 
-cdef double board_value(const State* s, int p, const Wall* w, bint ending, const int* now,
+cdef double board_value(const State* s, int p, const Board* w, bint ending, const int* now,
                         const int* later, const Weights* wt) noexcept nogil:
     """What seat p's board is worth in points: score, this round's tiling, and its prospects."""
     cdef const Board* b = &s.boards[p]
-    cdef double v = b.score + w.points - floor_cost(w.floor_n), chance, p_now, capacity, share
+    cdef double v = b.score + w.round_points - floor_cost(w.floor_n), chance, p_now, capacity, share
     cdef int i, k, c, need, col
     if ending:      # the game ends with this round: the bonuses are certain, prospects worthless
-        for i in range(5):
-            v += 2 * (w.row_mask[i] == 31) + 7 * (w.col_mask[i] == 31) + 10 * (w.colour_count[i] == 5)
-        return v
+        return v + end_bonus(w)
     for i in range(5):
         v += wt.row * 2 * sq(POP(w.row_mask[i]) / 5.0)
         v += wt.column * 7 * sq(POP(w.col_mask[i]) / 5.0)
@@ -270,7 +239,7 @@ cdef double board_value(const State* s, int p, const Wall* w, bint ending, const
             capacity += need
         p_now = now[c] / (2.0 * need) if now[c] < 2 * need else 1.0
         chance = p_now + (1 - p_now) * wt.later * (1.0 if later[c] >= need else later[c] / <double>need)
-        v += wt.line * chance * place_points(w, k, col) * b.line_count[k] / (k + 1.0)
+        v += wt.line * chance * tile_points(w, k, col) * b.line_count[k] / (k + 1.0)
     if s.phase == DRAFT and s.remaining:
         share = s.remaining / <double>s.players
         if share > capacity:
@@ -283,7 +252,7 @@ cdef double position_value(const State* s, int seat, const Weights* wt, double d
                            double reply) noexcept nogil:
     """board_value of seat minus denial x the best opponent's (the next one's with reply x its
     best immediate move)."""
-    cdef Wall walls[4]
+    cdef Board walls[4]
     cdef int now[5]
     cdef int later[5]
     cdef int p, c, i
@@ -302,8 +271,7 @@ cdef double position_value(const State* s, int seat, const Weights* wt, double d
                 now[c] += s.source[i][c]
     for p in range(s.players):
         project(&s.boards[p], s.gray, &walls[p])
-        for i in range(5):
-            ending = ending or walls[p].row_mask[i] == 31
+        ending = ending or complete_rows(&walls[p]) > 0
     for p in range(s.players):
         v = board_value(s, p, &walls[p], ending, now, later, wt)
         if p == s.to_move and p != seat and s.phase == DRAFT:

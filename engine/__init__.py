@@ -1,5 +1,5 @@
 """The Azul rules: a compiled core behind a small Python API (see docs/engine.md)."""
-from ._core import random_playouts
+from ._playouts import random_playouts
 from .errors import IllegalMoveError, InvalidPositionError
 from .notation import COLOURS, Move
 from .state import GameState, new_game

@@ -1,73 +1,54 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""The compiled core: one C struct per position and the loops over it.
+"""The compiled core: the rules' state machine over one C struct per position, and `Core`.
 
-Validation, notation and JSON live in plain Python (engine/state.py, notation.py, position.py);
-this module trusts its callers except in `check_move`, which the public API calls before
-`apply_move`. The differential tests compare everything here with engine/reference.py.
+The small rules it shares with the other compiled modules (placing and scoring a tile, the
+floor, pattern lines, a draft move, the move facts) are `cdef inline` in engine/_core.pxd; this
+module holds the rest of the state machine (setup, dealing, move generation and checking, the
+round's end, the game's end), the seeded generator, and the Python-facing `Core`. Random
+playouts are engine/_playouts.pyx. Validation, notation and JSON live in plain Python
+(engine/state.py, notation.py, position.py); this module trusts its callers except in
+`check_move`, which the public API calls before `apply_move`. The differential tests compare
+everything here with engine/reference.py.
 """
 from libc.string cimport memcpy, memset
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
 
-# Floor penalty of the first n occupied slots (1, 1, 2, 2, 2, 3, 3 by slot).
-cdef int32_t FLOOR_COST[8]
-FLOOR_COST[:] = [0, 1, 2, 4, 6, 8, 11, 14]
+# SELECT is declared in engine/_core.pxd (playouts read it there) and filled here, once; RUN,
+# POPCOUNT and SPREAD are constants there, checked here against their definitions.
 
-# RUN[mask][pos]: length of the run of set bits through bit pos of a 5-bit mask.
-cdef uint8_t RUN[32][5]
-# POPCOUNT[m]: set bits of a 10-bit mask; LOWEST[m]: index of its lowest set bit.
-cdef uint8_t POPCOUNT[1024]
-cdef uint8_t LOWEST[1024]
-# SPREAD[m]: bit c of the 5-bit mask m moved to bit 8*c (a 5x5 bit transpose, one row at a time).
-cdef uint64_t SPREAD[32]
-# SELECT[m][k]: index of the k-th lowest set bit of a 10-bit mask (k < POPCOUNT[m]). Random play
-# picks "the k-th source holding a colour" and "the k-th destination taking it" with k random: a
-# loop clearing k low bits has a random trip count, and so a mispredicted exit on nearly every
-# move; one load from this 10 KB table has no branch at all.
-cdef uint8_t SELECT[1024][10]
-# DIVMOD[w][r] = (r // w) << 3 | r % w for w in 1..6, r < 60: splits one draw over the
-# (source, destination) pairs of a colour (w destinations each) into both without a division.
-cdef uint8_t DIVMOD[7][64]
-
-cdef void _init_tables() noexcept:
-    cdef int m, p, lo, hi
+cdef void _init_tables() except *:
+    cdef int m, p, k, lo, hi
+    cdef uint64_t spread
     for m in range(1024):
-        POPCOUNT[m] = 0
-        LOWEST[m] = 10
-        for p in range(9, -1, -1):
-            if (m >> p) & 1:
-                POPCOUNT[m] += 1
-                LOWEST[m] = p
         memset(SELECT[m], 0, 10)
-        lo = 0
+        k = 0
         for p in range(10):
             if (m >> p) & 1:
-                SELECT[m][lo] = p
-                lo += 1
-    for hi in range(7):
-        for m in range(64):
-            DIVMOD[hi][m] = ((m // hi) << 3 | m % hi) if hi else 0
+                SELECT[m][k] = p
+                k += 1
+        if POPCOUNT[m] != k:
+            raise ImportError(f"engine._core: POPCOUNT[{m}] is {POPCOUNT[m]}, not {k}")
     for m in range(32):
-        SPREAD[m] = 0
+        spread = 0
         for p in range(5):
             if (m >> p) & 1:
-                SPREAD[m] |= (<uint64_t>1) << (8 * p)
-    for m in range(32):
-        for p in range(5):
-            if not (m >> p) & 1:
-                RUN[m][p] = 0
-                continue
+                spread |= (<uint64_t>1) << (8 * p)
             lo = p
             while lo > 0 and (m >> (lo - 1)) & 1:
                 lo -= 1
             hi = p
             while hi < 4 and (m >> (hi + 1)) & 1:
                 hi += 1
-            RUN[m][p] = hi - lo + 1
+            if RUN[m][p] != ((hi - lo + 1) if (m >> p) & 1 else 0):
+                raise ImportError(f"engine._core: RUN[{m}][{p}] is wrong")
+        if SPREAD[m] != spread:
+            raise ImportError(f"engine._core: SPREAD[{m}] is wrong")
 
 _init_tables()
 
+
 cdef Board _layout
-# floor_push's one-word view of the floor (see above) needs this layout of Board.
+# floor_push's one-word view of the floor (engine/_core.pxd) needs this layout of Board.
 if <char*>&_layout.floor_n - <char*>&_layout.floor[0] != 7 or (<char*>&_layout.floor[0] - <char*>&_layout) % 8:
     raise ImportError("engine._core: Board.floor and floor_n are not one aligned 8-byte word")
 
@@ -92,51 +73,6 @@ cdef uint64_t rng_next(Rng* r) noexcept nogil:
 cdef uint32_t rng_below(Rng* r, uint32_t n) noexcept nogil:
     return <uint32_t>(((rng_next(r) >> 32) * n) >> 32)
 
-# The playout generator: wyrand (one 64x64->128-bit multiply per number, against splitmix64's two
-# multiplies and three shifts), used only inside random_playouts, whose results are statistics.
-# Everything seeded that a caller can observe move by move (deal(seed=...), bots' random_move,
-# MCTS rollouts) keeps rng_next above, so records and pinned games do not change.
-cdef extern from *:
-    """
-    static inline uint64_t azul_wyrand(uint64_t *s) {
-        *s += 0xa0761d6478bd642fULL;
-        __uint128_t t = (__uint128_t)*s * (*s ^ 0xe7037ed1a0b428dbULL);
-        return (uint64_t)(t >> 64) ^ (uint64_t)t;
-    }
-    """
-    uint64_t azul_wyrand(uint64_t* s) noexcept nogil
-
-# Several draws from one 64-bit number (deal_playout: the four tiles of a factory): the product
-# bits * n is draw * 2**64 + rest, and rest, uniform on 0..2**64-1 up to a bias below n / 2**64,
-# is the next draw's bits. After four draws from at most 100 tiles the bias is under 1e-11.
-cdef extern from *:
-    """
-    static inline uint32_t azul_draw(uint64_t *bits, uint32_t n) {
-        __uint128_t t = (__uint128_t)*bits * n;
-        *bits = (uint64_t)t;
-        return (uint32_t)(t >> 64);
-    }
-    """
-    uint32_t azul_draw(uint64_t* bits, uint32_t n) noexcept nogil
-
-# Board.floor[7] and Board.floor_n sit in one aligned 8-byte word (byte 7 is floor_n): floor_push
-# updates both with one load and one store, no loop and no branch. Two byte stores followed by a
-# wide load of the same word would stall store forwarding, so every floor write goes through it.
-cdef extern from *:
-    """
-    #include <string.h>
-    #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-    #error "engine/_core.pyx: floor_push assumes a little-endian machine"
-    #endif
-    static inline uint64_t azul_load8(const void *p) { uint64_t w; memcpy(&w, p, 8); return w; }
-    static inline void azul_store8(void *p, uint64_t w) { memcpy(p, &w, 8); }
-    """
-    uint64_t azul_load8(const void* p) noexcept nogil
-    void azul_store8(void* p, uint64_t w) noexcept nogil
-
-cdef inline uint32_t below(uint32_t x, uint32_t n) noexcept nogil:
-    """A 32-bit uniform x scaled to 0..n-1 (multiply-shift: bias under n / 2**32)."""
-    return <uint32_t>((<uint64_t>x * n) >> 32)
 
 # ---------------------------------------------------------------- setup and dealing
 
@@ -156,31 +92,6 @@ cdef void state_init(State* s, int players, bint gray) noexcept nogil:
         for k in range(5):
             set_line(&s.boards[p], k, EMPTY, 0)
 
-cdef inline int bag_bounds(const State* s, int* upto) noexcept nogil:
-    """upto[k]: bag tiles of colours 0..k, so a draw x < total is colour #{k < 4: x >= upto[k]}."""
-    upto[0] = s.bag[0]
-    upto[1] = upto[0] + s.bag[1]
-    upto[2] = upto[1] + s.bag[2]
-    upto[3] = upto[2] + s.bag[3]
-    return upto[3] + s.bag[4]
-
-cdef inline int recycle_lid(State* s, int* upto) noexcept nogil:
-    """The bag ran out: the whole lid goes into it; return the tiles now in the bag."""
-    cdef int c
-    for c in range(5):
-        s.bag[c] = s.lid[c]
-        s.lid[c] = 0
-    return bag_bounds(s, upto)
-
-cdef inline void place_drawn(State* s, int i, int x, int* upto) noexcept nogil:
-    """Tile number i of the deal is the bag's x-th tile (colours in order): into factory i / 4."""
-    cdef int c = (x >= upto[0]) + (x >= upto[1]) + (x >= upto[2]) + (x >= upto[3])
-    s.bag[c] -= 1
-    s.source[i >> 2][c] += 1
-    upto[0] -= c < 1
-    upto[1] -= c < 2
-    upto[2] -= c < 3
-    upto[3] -= c < 4
 
 cdef int deal_random(State* s, Rng* rng) noexcept nogil:
     """Fill the factories in order from the bag, recycling the lid when the bag runs out."""
@@ -197,76 +108,7 @@ cdef int deal_random(State* s, Rng* rng) noexcept nogil:
     start_round(s, dealt)
     return dealt
 
-cdef int deal_playout(State* s, uint64_t* rng) noexcept nogil:
-    """deal_random for random_playouts: the same rules and distribution, one generator call per
-    factory (four tiles, see azul_draw) instead of one per tile."""
-    cdef int i, dealt = 0, upto[4]
-    cdef int in_bag = bag_bounds(s, upto)
-    cdef uint64_t bits = 0
-    for i in range(4 * s.factories):
-        if in_bag == 0:
-            in_bag = recycle_lid(s, upto)
-            if in_bag == 0:
-                break
-        if i & 3 == 0:
-            bits = azul_wyrand(rng)
-        place_drawn(s, i, azul_draw(&bits, in_bag), upto)
-        in_bag -= 1
-        dealt += 1
-    start_round(s, dealt)
-    return dealt
-
-cdef void index_sources(State* s) noexcept nogil:
-    """Recompute which sources hold each colour (State.holders)."""
-    cdef int i, c
-    for c in range(5):
-        s.holders[c] = 0
-        for i in range(10):
-            if s.source[i][c]:
-                s.holders[c] |= 1 << i
-
-cdef void start_round(State* s, int dealt) noexcept nogil:
-    cdef int p
-    index_sources(s)
-    s.remaining = dealt
-    for p in range(s.players):
-        s.boards[p].round_points = 0
-        s.boards[p].round_penalty = 0
-    if dealt == 0:      # no tile can ever move again: over, the marker still with the next opener
-        end_game(s)
-    else:
-        s.marker = NO_SEAT
-        s.phase = DRAFT
-
 # ---------------------------------------------------------------- moves
-
-cdef inline void set_line(Board* b, int k, int colour, int count) noexcept nogil:
-    """Set pattern line k and refresh which colours it accepts (call after its wall row changes)."""
-    # empty: the colours its wall row lacks; partly filled: its colour; full: none (no branch:
-    # which case applies is random in random play)
-    cdef int takes = ((~b.row_colours[k] & 31) if count == 0 else 0) | (
-        (1 << (colour & 7)) if (count != 0) & (count <= k) else 0)
-    b.line_colour[k] = colour if count else EMPTY
-    b.line_count[k] = count
-    b.accept = (b.accept & ~(SPREAD[31] << k)) | (SPREAD[takes] << k)
-
-cdef inline int tiling_line(const State* s) noexcept nogil:
-    """The topmost complete line of the seat to move (tiling phase), or -1."""
-    cdef const Board* b = &s.boards[s.to_move]
-    cdef int k
-    for k in range(5):
-        if b.line_count[k] == k + 1:
-            return k
-    return -1
-
-cdef inline int free_columns(const Board* b, int row, int c) noexcept nogil:
-    """Bit col set when the gray wall square (row, col) may take colour c."""
-    cdef int col, taken = b.row_mask[row]
-    if (b.row_colours[row] >> c) & 1:
-        return 0
-    for col in range(5):    # no branch per column: random walls would mispredict it
-        taken |= ((b.col_colours[col] >> c) & 1) << col
-    return ~taken & 31
 
 cdef int gen_moves(const State* s, int* out) noexcept nogil:
     cdef int n = 0, i, src, c, d, k, masks[5]
@@ -330,24 +172,6 @@ cdef int check_move(const State* s, int code) noexcept nogil:
         return 10
     return 0
 
-cdef inline int floor_push(Board* b, int value, int n) noexcept nogil:
-    """Put up to n slots of `value` (a colour or MARKER) on the floor; return how many fitted."""
-    cdef uint64_t word = azul_load8(b.floor)
-    cdef int at = word >> 56                       # floor_n
-    cdef int fit = 7 - at
-    cdef uint64_t mask
-    if fit > n:
-        fit = n
-    # bytes at .. at+fit-1 (fit <= 7 - at, so never byte 7): fit*8 <= 56, no undefined shift
-    mask = (((<uint64_t>1) << (8 * fit)) - 1) << (8 * at)
-    word = (word & ~mask) | ((<uint64_t>value * <uint64_t>0x0101010101010101) & mask)
-    azul_store8(b.floor, word + ((<uint64_t>fit) << 56))
-    return fit
-
-cdef inline void to_floor(State* s, Board* b, int c, int n) noexcept nogil:
-    """n tiles of colour c to the floor; what does not fit goes to the lid."""
-    s.lid[c] += n - floor_push(b, c, n)
-
 cdef void apply_move(State* s, int code) noexcept nogil:
     """Apply a legal move and every automatic step after it."""
     cdef int c, k
@@ -362,72 +186,8 @@ cdef void apply_move(State* s, int code) noexcept nogil:
         return
     apply_draft(s, code // 30, (code // 6) % 5, code % 6)
 
-cdef inline void apply_draft(State* s, int src, int c, int d) noexcept nogil:
-    """Take colour c from source src to destination d (line 0..4 or FLOOR), then move on.
-
-    Written without branches on the move: in random play whether the source is the centre, the
-    destination the floor, or tiles overflow is random, and each such branch mispredicts often.
-    """
-    cdef int n, o, put, line, factory = src != CENTRE, taken_marker
-    cdef int keep[5], to_centre[5]
-    cdef Board* b = &s.boards[s.to_move]
-    cdef uint8_t* row = s.source[src]
-    cdef uint8_t* centre = s.source[CENTRE]
-    n = row[c]
-    if factory:
-        # The factory's other colours go to the centre. Branch-free, and the row is read before
-        # any store to it: zeroing row[c] first made the compiler's vectorised loop load bytes
-        # just stored (a store-forwarding stall), and a branch per colour mispredicts at random.
-        for o in range(5):
-            keep[o] = row[o] if o != c else 0
-            centre[o] += keep[o]
-            s.holders[o] = (s.holders[o] & ~(1 << src)) | ((keep[o] != 0) << CENTRE)
-        memset(row, 0, 5)
-    else:
-        row[c] = 0
-        s.holders[c] &= ~(1 << CENTRE)
-        if s.marker == NO_SEAT:
-            s.marker = s.to_move
-            floor_push(b, MARKER, 1)
-    s.remaining -= n
-    if d != FLOOR:
-        put = d + 1 - b.line_count[d]
-        if put > n:
-            put = n
-        set_line(b, d, c, b.line_count[d] + put)
-        n -= put
-    to_floor(s, b, c, n)
-    s.to_move += 1
-    if s.to_move == s.players:
-        s.to_move = 0
-    if s.remaining == 0:
-        end_draft(s)
 
 # ---------------------------------------------------------------- tiling and scoring
-
-cdef void place(Board* b, int row, int col, int c) noexcept nogil:
-    """Put a tile of colour c on the wall and score it at once."""
-    cdef int points
-    b.row_mask[row] |= 1 << col
-    b.col_mask[col] |= 1 << row
-    b.row_colours[row] |= 1 << c
-    b.col_colours[col] |= 1 << c
-    b.colour_count[c] += 1
-    b.cell[row * 5 + col] = c
-    points = placement_points(b.row_mask[row], b.col_mask[col], row, col)
-    b.score += points
-    b.round_points += points
-
-cdef int placement_points(int row_mask, int col_mask, int row, int col) noexcept nogil:
-    """Points of a tile at (row, col), given its row's and column's masks with the tile in."""
-    cdef int h = RUN[row_mask][col]
-    cdef int v = RUN[col_mask][row]
-    cdef int points = (h if h > 1 else 0) + (v if v > 1 else 0)
-    return points if points else 1
-
-cdef int floor_cost(int slots) noexcept nogil:
-    """The penalty of the first `slots` occupied floor slots (0..7)."""
-    return FLOOR_COST[slots]
 
 cdef void end_draft(State* s) noexcept nogil:
     cdef int p, k, c
@@ -442,7 +202,7 @@ cdef void end_draft(State* s) noexcept nogil:
         for k in range(5):
             if b.line_count[k] == k + 1:
                 c = b.line_colour[k]
-                place(b, k, (c + k) % 5, c)
+                place(b, k, colour_column(k, c), c)
                 s.lid[c] += k
                 set_line(b, k, EMPTY, 0)
     end_round(s)
@@ -469,7 +229,7 @@ cdef void end_round(State* s) noexcept nogil:
     cdef Board* b
     for p in range(s.players):
         b = &s.boards[p]
-        b.round_penalty = FLOOR_COST[b.floor_n] if FLOOR_COST[b.floor_n] < b.score else b.score
+        b.round_penalty = floor_cost(b.floor_n) if floor_cost(b.floor_n) < b.score else b.score
         b.score -= b.round_penalty
         # the floor's tiles to the lid: a fixed loop over the 7 slots (a slot past floor_n holds
         # a stale colour or MARKER and counts 0), no branch on its random length or contents
@@ -536,24 +296,12 @@ cdef void end_game(State* s) noexcept nogil:
     cdef Board* b
     for p in range(s.players):
         b = &s.boards[p]
-        b.bonus = 0
-        for i in range(5):
-            b.bonus += 2 * (b.row_mask[i] == 31) + 7 * (b.col_mask[i] == 31) + 10 * (b.colour_count[i] == 5)
+        b.bonus = end_bonus(b)
         b.score += b.bonus
     s.phase = OVER
 
 # ---------------------------------------------------------------- random play
-
-cdef inline int draft_weights(const State* s, const Board* b, int* dests, int* ways, int* upto) noexcept nogil:
-    """Per colour c: dests[c], the destinations taking it (bit d); ways[c], how many; upto[c], the
-    legal (source, colour, destination) triples of colours 0..c. Returns the total."""
-    cdef int c, total = 0
-    for c in range(5):
-        dests[c] = ((b.accept >> (8 * c)) & 31) | (1 << FLOOR)
-        ways[c] = POPCOUNT[dests[c]]
-        total += POPCOUNT[s.holders[c]] * ways[c]
-        upto[c] = total
-    return total
+# ---------------------------------------------------------------- random play
 
 cdef int random_move(const State* s, Rng* rng) noexcept nogil:
     """A move drawn uniformly from the legal (source, colour, destination) triples, without listing them.
@@ -576,139 +324,6 @@ cdef int random_move(const State* s, Rng* rng) noexcept nogil:
     # source and destination uniformly: every legal triple has probability 1 / total.
     k = SELECT[s.holders[c]][rng_below(rng, POPCOUNT[s.holders[c]])]
     return (k * 5 + c) * 6 + SELECT[dests[c]][rng_below(rng, ways[c])]
-
-cdef inline int playout_pick(const State* s, uint64_t* rng, int* src, int* c, int* d) noexcept nogil:
-    """random_move's distribution from one generator call (random_playouts only).
-
-    Returns a tiling move's code, or -1 for a draft move given as (src, c, d): one draw r picks
-    the triple, its colour from the prefix sums, then r's offset inside that colour's block,
-    (source rank) * ways + (destination rank), split by the DIVMOD table.
-    """
-    cdef int k, r, col
-    cdef int dests[5], ways[5], upto[5]
-    cdef const Board* b = &s.boards[s.to_move]
-    cdef uint32_t x = <uint32_t>(azul_wyrand(rng) >> 32)
-    if s.phase == TILING:
-        k = tiling_line(s)
-        col = free_columns(b, k, b.line_colour[k])
-        return TILING_BASE + k * 5 + SELECT[col][below(x, POPCOUNT[col])]
-    r = below(x, draft_weights(s, b, dests, ways, upto))
-    c[0] = (r >= upto[0]) + (r >= upto[1]) + (r >= upto[2]) + (r >= upto[3])
-    k = DIVMOD[ways[c[0]]][r - upto[c[0]] + POPCOUNT[s.holders[c[0]]] * ways[c[0]]]
-    src[0] = SELECT[s.holders[c[0]]][k >> 3]
-    d[0] = SELECT[dests[c[0]]][k & 7]
-    return -1
-
-cdef inline int playout_code(const State* s, uint64_t* rng) noexcept nogil:
-    """playout_pick's move as a move code (for the checks, not the hot loop)."""
-    cdef int src, c, d, code = playout_pick(s, rng, &src, &c, &d)
-    return code if code >= 0 else (src * 5 + c) * 6 + d
-
-cdef inline int tiles_accounted(const State* s) noexcept nogil:
-    """Every tile of the game wherever it is (100 in a consistent position)."""
-    cdef int total = 0, i, c, p, k
-    cdef const Board* b
-    for c in range(5):
-        total += s.bag[c] + s.lid[c]
-        for i in range(10):
-            total += s.source[i][c]
-    for p in range(s.players):
-        b = &s.boards[p]
-        for k in range(5):
-            total += b.line_count[k] + POPCOUNT[b.row_mask[k]]
-        for i in range(b.floor_n):
-            total += b.floor[i] != MARKER
-    return total
-
-cdef void playouts(long long games, int players, bint gray, uint64_t* rng, long long* totals) noexcept nogil:
-    """random_playouts' loop: totals[0..2] += moves, rounds dealt, final scores."""
-    cdef State s
-    cdef long long g, moves = 0, rounds = 0, score = 0
-    cdef int p, code, src, c, d
-    for g in range(games):
-        state_init(&s, players, gray)
-        while s.phase != OVER:
-            if s.phase == REFILL:
-                rounds += deal_playout(&s, rng) != 0
-            else:
-                code = playout_pick(&s, rng, &src, &c, &d)
-                if code < 0:
-                    apply_draft(&s, src, c, d)
-                else:
-                    apply_move(&s, code)
-                moves += 1
-        for p in range(players):
-            score += s.boards[p].score
-    totals[0] += moves
-    totals[1] += rounds
-    totals[2] += score
-
-cdef long long checked_playouts(long long games, int players, bint gray, uint64_t* rng,
-                                long long* totals) noexcept nogil:
-    """playouts' games (the same draws), with every move passed through check_move first and
-    every position checked to hold all 100 tiles. Returns 0, or the number of the failing move."""
-    cdef State s
-    cdef long long g
-    cdef int p, code
-    for g in range(games):
-        state_init(&s, players, gray)
-        while s.phase != OVER:
-            if s.phase == REFILL:
-                totals[1] += deal_playout(&s, rng) != 0
-            else:
-                code = playout_code(&s, rng)
-                totals[0] += 1
-                if check_move(&s, code):
-                    return totals[0]
-                apply_move(&s, code)
-            if tiles_accounted(&s) != 100:
-                return totals[0]
-        for p in range(players):
-            totals[2] += s.boards[p].score
-    return 0
-
-def random_playouts(long long games, int players=2, str variant="colored", seed=0):
-    """Play whole games of uniform random moves in C; return the totals.
-
-    Its own generator and draw scheme (playout_pick, deal_playout): the same distributions as
-    random_move and deal_random, not the same numbers for a seed.
-    """
-    cdef long long totals[3]
-    if players < 2 or players > 4:
-        raise ValueError(f"players must be 2, 3 or 4, not {players}")
-    if variant not in ("colored", "gray"):
-        raise ValueError(f"variant must be 'colored' or 'gray', not {variant!r}")
-    if games < 0:
-        raise ValueError(f"games must be at least 0, not {games}")
-    cdef uint64_t rng = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
-    cdef bint gray = variant == "gray"
-    memset(totals, 0, sizeof(totals))
-    with nogil:
-        playouts(games, players, gray, &rng, totals)
-    return {"games": games, "moves": totals[0], "rounds": totals[1], "score": totals[2]}
-
-def _checked_playouts(long long games, int players, str variant, seed):
-    """random_playouts' games again (the same totals for the same arguments), each move checked
-    legal and every position checked to hold 100 tiles: for the tests. Raises on a failure."""
-    cdef long long totals[3], failed
-    cdef uint64_t rng = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
-    memset(totals, 0, sizeof(totals))
-    failed = checked_playouts(games, players, variant == "gray", &rng, totals)
-    if failed:
-        raise AssertionError(f"random play went wrong at move {failed}")
-    return {"games": games, "moves": totals[0], "rounds": totals[1], "score": totals[2]}
-
-def _playout_draws(Core core, long long n, seed):
-    """n draws of random_playouts' move picker from one position (not played): {code: count}."""
-    cdef uint64_t rng = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
-    cdef long long i
-    counts = {}
-    if core.s.phase not in (DRAFT, TILING):
-        raise ValueError("no move to draw outside the draft and gray tiling")
-    for i in range(n):
-        code = playout_code(&core.s, &rng)
-        counts[code] = counts.get(code, 0) + 1
-    return counts
 
 # ---------------------------------------------------------------- the Python-facing object
 
@@ -782,22 +397,13 @@ cdef class Core:
         pattern line, including those past a full floor.
         """
         cdef int err = check_move(&self.s, code)
-        cdef int seat = self.s.to_move, src, c, d, n, put = 0
-        cdef const Board* b = &self.s.boards[seat]
-        cdef bint marker = False
+        cdef int seat = self.s.to_move
+        cdef Facts f
         if err:
             return (err, seat, -1, 0, 0, False)
-        if code >= TILING_BASE:
-            c = b.line_colour[(code - TILING_BASE) // 5]
-            apply_move(&self.s, code)
-            return (0, seat, c, None, 0, False)
-        src, c, d = code // 30, (code // 6) % 5, code % 6
-        n = self.s.source[src][c]
-        marker = src == CENTRE and self.s.marker == NO_SEAT
-        if d != FLOOR:
-            put = min(n, d + 1 - b.line_count[d])
+        f = move_facts(&self.s, code)
         apply_move(&self.s, code)
-        return (0, seat, c, n, n - put, marker)
+        return (0, seat, f.colour, None if f.taken < 0 else f.taken, f.to_floor, f.marker)
 
     def legal_count(self):
         cdef int out[MAX_MOVES]
@@ -889,7 +495,7 @@ cdef class Core:
 
 def rules_tables():
     """The rules tables compiled into the core, for the test that checks them against engine/rules.py."""
-    return {"floor_totals": [FLOOR_COST[i] for i in range(8)],
+    return {"floor_totals": [floor_cost(i) for i in range(8)],
             "placement": {(row, col, rm, cm): placement_points(rm, cm, row, col)
                           for row in range(5) for col in range(5) for rm in range(32) for cm in range(32)
                           if (rm >> col) & 1 and (cm >> row) & 1}}

@@ -9,7 +9,7 @@ relative to it. Everything the position format holds is here except the order of
 from libc.string cimport memset
 
 from engine._core cimport (Core, State, Board, Rng, gen_moves, apply_move, random_move, deal_random,
-                           CENTRE, EMPTY, NO_SEAT, TILING, REFILL, OVER, MAX_MOVES)
+                           complete_rows, CENTRE, EMPTY, NO_SEAT, TILING, REFILL, OVER, MAX_MOVES)
 
 cdef enum:
     BOARD_SIZE = 25 + 125 + 6 + 1   # pattern lines, wall, floor, score
@@ -79,10 +79,9 @@ def legal_mask(Core core, signed char[::1] mask):
 
 def random_rollout(Core core, seed):
     """Play a copy of the position to the end with uniform random moves and deals drawn from
-    ``seed`` (the compiled loop of ``random_playouts``); return (scores, complete wall rows)."""
+    ``seed`` (the core's random_move and deal_random); return (scores, complete wall rows)."""
     cdef State s = core.s
     cdef Rng rng
-    cdef int p, r, rows
     rng.s = <unsigned long long>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     with nogil:
         while s.phase != OVER:
@@ -90,11 +89,5 @@ def random_rollout(Core core, seed):
                 deal_random(&s, &rng)
             else:
                 apply_move(&s, random_move(&s, &rng))
-    scores, complete = [], []
-    for p in range(s.players):
-        rows = 0
-        for r in range(5):
-            rows += s.boards[p].row_mask[r] == 31
-        scores.append(s.boards[p].score)
-        complete.append(rows)
-    return scores, complete
+    return ([s.boards[p].score for p in range(s.players)],
+            [complete_rows(&s.boards[p]) for p in range(s.players)])

@@ -479,15 +479,15 @@ def test_random_playouts_agree_with_the_python_api_on_average():
 
 # random_playouts draws its moves and deals its own way (its own generator, one draw per move,
 # one generator call per factory); these check that scheme against the rules and random_move's
-# distribution. engine._core's test hooks: _checked_playouts plays the same games with every move
+# distribution. engine._playouts' test hooks: _checked_playouts plays the same games with every move
 # passed through check_move and every position counted to 100 tiles; _playout_draws draws from
 # one position without playing.
-from engine import _core  # noqa: E402
+from engine import _playouts  # noqa: E402
 
 
 @pytest.mark.parametrize("players,variant", SETUPS)
 def test_random_playouts_play_only_legal_moves_and_keep_every_tile(players, variant):
-    checked = _core._checked_playouts(1_500, players, variant, 11)
+    checked = _playouts._checked_playouts(1_500, players, variant, 11)
     assert checked == random_playouts(1_500, players=players, variant=variant, seed=11)
     assert checked["moves"] > 1_500 * 50
 
@@ -519,7 +519,7 @@ def test_the_playout_picker_is_uniform_over_the_legal_moves(index):
     state = POSITIONS[index]
     legal = state._core.legal_codes()
     n = 400 * len(legal)
-    counts = _core._playout_draws(state._core, n, 1000 + index)
+    counts = _playouts._playout_draws(state._core, n, 1000 + index)
     assert set(counts) == set(legal)            # only legal moves, and every one of them
     expected = n / len(legal)
     chi2 = sum((counts[code] - expected) ** 2 / expected for code in legal)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import random
+from hashlib import blake2b
 
 import pytest
 
 from test_league_support import league
 from tournament import read_table
-from tournament._fastloop import derive_bot_seed, derive_round_seed, random_below
+from tournament import _seeds
+from tournament._fastloop import random_below
 from tournament.config import parse_config
 from tournament.fastloop import compiled_plan
 from tournament.runner import run_league
@@ -80,18 +82,29 @@ def test_the_random_bots_generator_is_pythons():
             assert random_below(seed, n, 500) == [r._randbelow(n) for _ in range(500)]
 
 
+def test_the_seed_hash_is_blake2b():
+    """derive_seed's one hash (tournament/_seeds.pyx, shared with the loop) is BLAKE2b-64 read
+    big-endian and halved, for texts of every length across the 128-byte block edges."""
+    rng = random.Random(3)
+    for n in list(range(0, 300)) + [383, 384, 385, 1000]:
+        text = bytes(rng.getrandbits(8) for _ in range(n))
+        assert _seeds.seed_of(text) == int.from_bytes(blake2b(text, digest_size=8).digest(), "big") >> 1
+
+
 def test_the_loops_seeds_are_the_schedulers():
-    """The loop's BLAKE2b gives scheduler.derive_seed's round and bot seeds, over message
-    lengths across the 128-byte block edge and seeds of every size."""
+    """The texts the loop builds in C for round and bot seeds are scheduler.derive_seed's, over
+    message lengths across the 128-byte block edge and seeds of every size."""
     rng = random.Random(5)
     for _ in range(3000):
         seed = rng.getrandbits(rng.choice([1, 8, 31, 32, 63, 64]))
         rnd = rng.randint(1, 40)
-        assert derive_round_seed(seed, rnd) == round_seed(seed, rnd)
+        assert _seeds.round_seed(seed, rnd) == round_seed(seed, rnd)
         game_id = f"t{rng.randint(0, 999):03d}-d{rng.randint(0, 99999):05d}-a{rng.randint(0, 23)}"
         game_id += "s" * rng.randint(0, 160)
         copy = rng.choice([0, 0, 1, 2, 3])
-        assert derive_bot_seed(seed, game_id, copy) == bot_game_seed(seed, game_id, copy)
+        assert _seeds.bot_seed(seed, game_id, copy) == bot_game_seed(seed, game_id, copy)
+    with pytest.raises(ValueError, match="longer than 200"):
+        _seeds.bot_seed(1, "g" * 201)
 
 
 @pytest.mark.parametrize("change", [

@@ -4,7 +4,7 @@
 ``play_games`` plays a batch of games with the engine's core and the bots' C policies and fills
 preallocated column arrays for the four record tables: no Python object per move. It does
 exactly what the Python referee does (tournament/game.py over engine/loop.py): the same deals
-(round r dealt from ``round_seeds[g, r - 1]``), the same bots' generators (greedy and heuristic:
+(round r dealt from ``round_seed(deal_seeds[g], r)``), the same bots' generators (greedy and heuristic:
 the policy's Rng seeded with the game seed; random: Python's ``random.Random(seed).choice`` over
 the legal moves, replicated with MT19937 here), the same facts per move and round.
 
@@ -15,9 +15,11 @@ from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core cimport (Core, State, Board, Rng, DRAFT, REFILL, OVER, CENTRE, FLOOR, NO_SEAT, TILING_BASE,
-                           MAX_MOVES, state_init, deal_random, gen_moves, apply_move)
+from engine._core cimport (Core, State, Board, Rng, Facts, DRAFT, REFILL, OVER, MAX_MOVES, state_init, deal_random,
+                           gen_moves, apply_move, move_facts, ranks, complete_rows, complete_columns,
+                           complete_colours)
 from bots._policies cimport Weights, greedy_draft, greedy_pick, heuristic_pick
+from tournament._seeds cimport MAX_ID, round_seed_of, bot_seed_of
 
 cdef enum:
     KIND_RANDOM = 0
@@ -98,134 +100,6 @@ def random_below(uint64_t seed, int n, int draws):
     cdef MT m
     mt_seed(&m, seed)
     return [mt_below(&m, n) for _ in range(draws)]
-
-# ---------------------------------------------------------------- tournament.scheduler.derive_seed, in C
-# BLAKE2b (RFC 7693) with an 8-byte digest, over texts of at most 255 bytes: the seeds of a
-# game's rounds and bots are worked out in the loop, as scheduler.derive_seed gives them.
-cdef uint64_t B2_IV[8]
-B2_IV[:] = [0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
-            0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL]
-cdef uint8_t B2_SIGMA[10][16]
-B2_SIGMA[:] = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
-               [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
-               [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
-               [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
-               [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
-               [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
-               [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
-               [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
-               [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
-               [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0]]
-
-cdef inline uint64_t rotr(uint64_t x, int n) noexcept nogil:
-    return (x >> n) | (x << (64 - n))
-
-cdef inline void b2_g(uint64_t* v, int a, int b, int c, int d, uint64_t x, uint64_t y) noexcept nogil:
-    v[a] = v[a] + v[b] + x
-    v[d] = rotr(v[d] ^ v[a], 32)
-    v[c] = v[c] + v[d]
-    v[b] = rotr(v[b] ^ v[c], 24)
-    v[a] = v[a] + v[b] + y
-    v[d] = rotr(v[d] ^ v[a], 16)
-    v[c] = v[c] + v[d]
-    v[b] = rotr(v[b] ^ v[c], 63)
-
-cdef void b2_compress(uint64_t* h, const uint8_t* block, uint64_t t, bint last) noexcept nogil:
-    cdef uint64_t v[16]
-    cdef uint64_t m[16]
-    cdef int i, j
-    cdef const uint8_t* z
-    for i in range(16):
-        m[i] = 0
-        for j in range(8):
-            m[i] |= (<uint64_t>block[i * 8 + j]) << (8 * j)
-    for i in range(8):
-        v[i] = h[i]
-        v[i + 8] = B2_IV[i]
-    v[12] ^= t
-    if last:
-        v[14] = ~v[14]
-    for i in range(12):
-        z = B2_SIGMA[i % 10]
-        b2_g(v, 0, 4, 8, 12, m[z[0]], m[z[1]])
-        b2_g(v, 1, 5, 9, 13, m[z[2]], m[z[3]])
-        b2_g(v, 2, 6, 10, 14, m[z[4]], m[z[5]])
-        b2_g(v, 3, 7, 11, 15, m[z[6]], m[z[7]])
-        b2_g(v, 0, 5, 10, 15, m[z[8]], m[z[9]])
-        b2_g(v, 1, 6, 11, 12, m[z[10]], m[z[11]])
-        b2_g(v, 2, 7, 8, 13, m[z[12]], m[z[13]])
-        b2_g(v, 3, 4, 9, 14, m[z[14]], m[z[15]])
-    for i in range(8):
-        h[i] ^= v[i] ^ v[i + 8]
-
-cdef uint64_t seed_of_text(const uint8_t* text, int n) noexcept nogil:
-    """derive_seed's value for the joined text: BLAKE2b-64 read big-endian, shifted right once."""
-    cdef uint64_t h[8]
-    cdef uint8_t block[128]
-    cdef int i, done = 0, k
-    cdef uint64_t out = 0
-    for i in range(8):
-        h[i] = B2_IV[i]
-    h[0] ^= 0x01010008ULL  # digest 8 bytes, no key, fanout 1, depth 1
-    while True:
-        k = n - done if n - done < 128 else 128
-        memset(block, 0, 128)
-        memcpy(block, text + done, k)
-        done += k
-        b2_compress(h, block, done, done >= n)
-        if done >= n:
-            break
-    for i in range(8):
-        out = (out << 8) | ((h[0] >> (8 * i)) & 0xff)
-    return out >> 1
-
-cdef int put_uint(uint8_t* out, uint64_t x) noexcept nogil:
-    """x in decimal at out (as str(x)); returns its length."""
-    cdef uint8_t digits[20]
-    cdef int n = 0, i
-    while True:
-        digits[n] = 48 + x % 10
-        x //= 10
-        n += 1
-        if x == 0:
-            break
-    for i in range(n):
-        out[i] = digits[n - 1 - i]
-    return n
-
-cdef uint64_t round_seed_c(uint64_t deal_seed, int rnd) noexcept nogil:
-    """scheduler.round_seed(deal_seed, rnd)."""
-    cdef uint8_t text[64]
-    cdef int n = put_uint(text, deal_seed)
-    memcpy(text + n, b"\x1fround\x1f", 7)
-    n += 7
-    n += put_uint(text + n, rnd)
-    return seed_of_text(text, n)
-
-cdef uint64_t bot_seed_c(uint64_t bot_seed, const uint8_t* game_id, int id_len, int copy) noexcept nogil:
-    """scheduler.bot_game_seed(bot_seed, game_id, copy) for a game id of at most 200 bytes."""
-    cdef uint8_t text[255]
-    cdef int n = put_uint(text, bot_seed)
-    memcpy(text + n, b"\x1fgame\x1f", 6)
-    n += 6
-    memcpy(text + n, game_id, id_len)
-    n += id_len
-    if copy:
-        memcpy(text + n, b"\x1fcopy\x1f", 6)
-        n += 6
-        n += put_uint(text + n, copy)
-    return seed_of_text(text, n)
-
-def derive_round_seed(uint64_t deal_seed, int rnd):
-    """round_seed as the loop works it out (for tests)."""
-    return round_seed_c(deal_seed, rnd)
-
-def derive_bot_seed(uint64_t bot_seed, str game_id, int copy=0):
-    """bot_game_seed as the loop works it out (for tests)."""
-    cdef bytes text = game_id.encode()
-    if len(text) > 200:
-        raise ValueError("game id longer than 200 bytes")
-    return bot_seed_c(bot_seed, text, len(text), copy)
 
 # ---------------------------------------------------------------- the loop
 cdef struct Bot:
@@ -315,8 +189,8 @@ def play_games(int players, bint gray, int[::1] openers, int[:, ::1] kinds, uint
     Per game g: ``openers[g]``, ``deal_seeds[g]``, its id ``game_ids[id_off[g]:id_off[g + 1]]``
     (ASCII); per seat: ``kinds``, ``bot_seeds`` (the bot's config seed), ``copies`` (earlier seats
     with the same bot), ``weights`` (heuristic). Round r is dealt from round_seed(deal_seed, r)
-    and each bot's generator is seeded with bot_game_seed(...), both worked out here as
-    tournament/scheduler.py defines them. Output arrays (numpy int32 unless said, preallocated):
+    and each bot's generator is seeded with bot_game_seed(...), both worked out in C with
+    tournament/_seeds.pyx, the hash of scheduler.derive_seed. Output arrays (numpy int32 unless said, preallocated):
     ``moves``: g ply round seat code colour taken to_floor marker legal; ``rounds``: g round
     seat opener deal wall_points floor_penalty score_after; ``games``: rounds plies duration
     (float64); ``results``: score rank rows columns colours bonus penalty ([g, seat]). Deal texts
@@ -348,6 +222,9 @@ def play_games(int players, bint gray, int[::1] openers, int[:, ::1] kinds, uint
     o.nm = o.nr = o.nd = 0
     if deal_text_out.shape[0] < cap_d * ROOM_TEXT:
         raise ValueError("deal text array too small for its offsets")
+    for g in range(n_games):
+        if id_off[g + 1] - id_off[g] > MAX_ID:
+            raise ValueError(f"game {g}'s id is {id_off[g + 1] - id_off[g]} bytes long, longer than {MAX_ID}")
     o.text_off[0] = 0
     for g in range(n_games):
         for i in range(players):
@@ -378,7 +255,7 @@ cdef int play_range(int n_games, int players, bint gray, int[::1] openers, int[:
             break
         for i in range(players):
             bots[i].kind = kinds[g, i]
-            bots[i].rng.s = bot_seed_c(bot_seeds[g, i], ids + id_off[g], id_off[g + 1] - id_off[g], copies[g, i])
+            bots[i].rng.s = bot_seed_of(bot_seeds[g, i], ids + id_off[g], id_off[g + 1] - id_off[g], copies[g, i])
             if bots[i].kind == KIND_RANDOM:
                 mt_seed(&bots[i].mt, bots[i].rng.s)
             w = &bots[i].w
@@ -399,9 +276,10 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
     cdef int moves[MAX_MOVES]
     cdef int nm = o.nm, nr = o.nr, nd = o.nd, m_end = o.nm + ROOM_MOVES, r_end = o.nr + ROOM_ROUNDS * players
     cdef int d_end = o.nd + ROOM_ROUNDS
-    cdef int rnd = 0, ply = 0, round_opener = 0, deal = -1, n, code, seat, src, c, d, put, p, q, k
-    cdef int rows[4]
+    cdef int rnd = 0, ply = 0, round_opener = 0, deal = -1, n, code, seat, p, q, k
+    cdef int rank[4]
     cdef int penalties[4]
+    cdef Facts f
     cdef double started = now()
     cdef const Board* b
     state_init(&st, players, gray)
@@ -412,7 +290,7 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
     while st.phase != OVER:
         if st.phase == REFILL:
             rnd = st.round
-            deal_rng.s = round_seed_c(deal_seed, rnd)
+            deal_rng.s = round_seed_of(deal_seed, rnd)
             deal_random(&st, &deal_rng)
             round_opener = st.opener
             if nd >= d_end:
@@ -439,19 +317,10 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
                     code = ask(act, g, seat, &st)
             if nm >= m_end:
                 return -1
-            b = &st.boards[seat]
+            f = move_facts(&st, code)
             o.m_g[nm], o.m_ply[nm], o.m_round[nm], o.m_seat[nm] = g, ply + 1, st.round, seat
             o.m_code[nm], o.m_legal[nm] = code, n
-            if code >= TILING_BASE:
-                o.m_colour[nm], o.m_taken[nm] = b.line_colour[(code - TILING_BASE) // 5], -1
-                o.m_floor[nm], o.m_marker[nm] = 0, 0
-            else:
-                src, c, d = code // 30, (code // 6) % 5, code % 6
-                put = 0
-                if d != FLOOR:
-                    put = min(st.source[src][c], d + 1 - b.line_count[d])
-                o.m_colour[nm], o.m_taken[nm], o.m_floor[nm] = c, st.source[src][c], st.source[src][c] - put
-                o.m_marker[nm] = src == CENTRE and st.marker == NO_SEAT
+            o.m_colour[nm], o.m_taken[nm], o.m_floor[nm], o.m_marker[nm] = f.colour, f.taken, f.to_floor, f.marker
             apply_move(&st, code)
             nm += 1
             ply += 1
@@ -466,24 +335,12 @@ cdef int play_one(int players, bint gray, int opener, Bot* bots, uint64_t deal_s
             o.r_g[nr], o.r_round[nr], o.r_seat[nr], o.r_opener[nr], o.r_deal[nr] = g, rnd, p, round_opener, deal
             o.r_points[nr], o.r_penalty[nr], o.r_score[nr] = b.round_points, b.round_penalty, b.score
             nr += 1
+    ranks(&st, rank)
     for p in range(players):
         b = &st.boards[p]
         q = g * players + p
-        rows[p] = 0
-        o.x_cols[q] = 0
-        o.x_colours[q] = 0
-        for k in range(5):
-            rows[p] += b.row_mask[k] == 31
-            o.x_cols[q] += b.col_mask[k] == 31
-            o.x_colours[q] += b.colour_count[k] == 5
-        o.x_score[q], o.x_rows[q], o.x_bonus[q], o.x_penalty[q] = b.score, rows[p], b.bonus, penalties[p]
-    for p in range(players):  # engine.rules.ranks: 1 + the seats with a better (score, rows)
-        k = 1
-        for q in range(players):
-            if (st.boards[q].score > st.boards[p].score
-                    or (st.boards[q].score == st.boards[p].score and rows[q] > rows[p])):
-                k += 1
-        o.x_rank[g * players + p] = k
+        o.x_score[q], o.x_rank[q], o.x_bonus[q], o.x_penalty[q] = b.score, rank[p], b.bonus, penalties[p]
+        o.x_rows[q], o.x_cols[q], o.x_colours[q] = complete_rows(b), complete_columns(b), complete_colours(b)
     o.g_rounds[g], o.g_plies[g], o.g_duration[g] = rnd, ply, now() - started
     o.nm, o.nr, o.nd = nm, nr, nd
     return 0

@@ -8,7 +8,8 @@ after the round-robin's tables, so the round-robin's table numbers and game ids 
 
 Everything here is a pure function of the config: game ids, deal seeds and bot seeds come out the
 same on every run, which is what lets ``--resume`` know what is done and a retried game replay
-exactly. Seeds are derived with ``derive_seed`` (BLAKE2b of the parts' text, 63 bits):
+exactly. Seeds are derived with ``derive_seed`` (BLAKE2b of the parts' text, 63 bits, computed in
+tournament/_seeds.pyx, which the compiled league loop shares):
 
 - the deal seed of deal d (the same deal for every table of the league):
   ``derive_seed(config.seed, "deal", d)``;
@@ -25,10 +26,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
-from hashlib import blake2b
 from operator import itemgetter
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from ._seeds import seed_of
 
 SEAT_MODES = ("rotate", "permute")
 MATCHES = ("game", "series")  # a league's match unit: one game, or a two-game series
@@ -36,9 +38,10 @@ SERIES_GAMES = 2
 
 
 def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from the text of ``parts``: stable across runs, platforms and Python versions."""
-    text = "\x1f".join(map(str, parts)).encode()
-    return int.from_bytes(blake2b(text, digest_size=8).digest(), "big") >> 1
+    """A 63-bit seed from the text of ``parts``: stable across runs, platforms and Python versions.
+
+    The hash is tournament/_seeds.pyx's BLAKE2b, the one the compiled league loop uses too."""
+    return seed_of("\x1f".join(map(str, parts)).encode())
 
 
 def round_seed(deal_seed: int, round_number: int) -> int:
