@@ -11,15 +11,8 @@ and reads the ones it uses. A new one is a subclass here plus its entry in ``EVA
 """
 from libc.math cimport exp
 
-from engine._core cimport Core, State, Board, REFILL
+from engine._core cimport Core, State, Board, REFILL, complete_rows
 from bots._policies cimport Weights, evaluate, default_weights
-
-
-cdef int complete_rows(const Board* b) noexcept nogil:
-    cdef int r, n = 0
-    for r in range(5):
-        n += b.row_mask[r] == 31
-    return n
 
 
 cdef void result_values(const State* s, double* values) noexcept nogil:

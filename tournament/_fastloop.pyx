@@ -8,7 +8,7 @@ exactly what the Python referee does (tournament/game.py over engine/loop.py): t
 the policy's Rng seeded with the game seed; random: Python's ``random.Random(seed).choice`` over
 the legal moves, replicated with MT19937 here), the same facts per move and round.
 
-A seat of kind CALLBACK (mcts) asks Python for its move (``act(game, seat, core) -> code``),
+A seat of kind CALLBACK (mcts) asks Python for its move (``act(game, seat, state) -> code``, a GameState),
 with the GIL, once per move; its search itself runs in C.
 """
 from libc.stdint cimport uint8_t, int32_t, uint32_t, uint64_t
@@ -20,6 +20,8 @@ from engine._core cimport (Core, State, Board, Rng, Facts, DRAFT, REFILL, OVER, 
                            complete_colours)
 from bots._policies cimport Weights, greedy_draft, greedy_pick, heuristic_pick
 from tournament._seeds cimport MAX_ID, round_seed_of, bot_seed_of
+
+from engine.state import GameState
 
 cdef enum:
     KIND_RANDOM = 0
@@ -148,9 +150,10 @@ cdef inline double now() noexcept nogil:
     return t.tv_sec + t.tv_nsec * 1e-9
 
 cdef int ask(void* act, int g, int seat, const State* s) except -1 with gil:
+    """A callback seat's move: ``act(game, seat, GameState)`` (a copy of the position) -> code."""
     cdef Core core = Core.__new__(Core)
     memcpy(&core.s, s, sizeof(State))
-    return (<object>act)(g, seat, core)
+    return (<object>act)(g, seat, GameState(core))
 
 cdef int deal_text(const State* s, char* out) noexcept nogil:
     """The deal as game.py writes it: each factory's letters (colour order), joined by spaces."""

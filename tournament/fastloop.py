@@ -166,7 +166,7 @@ class _Asker:
         self.base = start
         return self
 
-    def __call__(self, g: int, seat: int, core) -> int:
+    def __call__(self, g: int, seat: int, state: GameState) -> int:
         key = (self.base + g, seat)
         bot = self.bots.get(key)
         if bot is None:
@@ -174,7 +174,7 @@ class _Asker:
             seed = bot_game_seed(self.plan.seeds[b], self.specs[key[0]].game_id, int(self.copies[key]))
             bot = self.bots[key] = self.plan.makers[b](seed)
             bot.reset()
-        return bot.act(GameState(core)).code
+        return bot.act(state).code
 
 
 _MOVE_COLS = ("g", "ply", "round", "seat", "code", "colour", "taken", "to_floor", "marker", "legal")
