@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = Path(tempfile.gettempdir()) / "azul-bench-trees"
-RATE = re.compile(r"games played in [\d.,]+ s \(([\d,.]+) games/s\)")
+RATE = re.compile(r"games played (?:by the [\w ]+ )?in [\d.,]+ s \(([\d,.]+) games/s\)")
 
 LIBRARY = """
 import json, sys
