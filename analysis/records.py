@@ -12,6 +12,7 @@ load the big ``moves`` table (analysis.openings, analysis.marker).
 """
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -104,7 +105,13 @@ def _exact(games: tuple[Path, ...], parts: tuple[Path, ...]) -> bool:
 
 
 def _sql_path(path: Path) -> str:
-    return str(path).replace("'", "''")
+    """One part file as a DuckDB string literal that names that file only.
+
+    DuckDB expands ``*``, ``?`` and ``[...]`` in every path it is given, even in a list, so a run
+    folder named ``r[12]`` would read ``r1``'s parts; ``glob.escape`` makes each such character
+    match itself (``[[]``), and the quote is doubled for SQL.
+    """
+    return glob.escape(str(path)).replace("'", "''")
 
 
 def connect(runs: str | Path | Iterable[str | Path] | Runs) -> duckdb.DuckDBPyConnection:
