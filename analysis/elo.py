@@ -26,8 +26,8 @@ SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 @dataclass
 class EloFit:
     """A fit: ``table`` (bot, games, rating, low, high, score_share; best first), the first
-    mover's edge in Elo points with its interval, ``superiority``: the share of bootstrap
-    fits in which the row's bot is rated above the column's, and ``unbounded``: the bots whose
+    mover's edge in Elo points with its interval, ``superiority``: per pair of bots (``bot``,
+    ``other``) the share ``los`` of bootstrap fits in which ``bot`` is rated above ``other``, and ``unbounded``: the bots whose
     likelihood has no maximum (they won every game, or none), rated only by the ridge;
     ``interval``: the method of the intervals."""
     table: pl.DataFrame
@@ -169,13 +169,8 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
     table = ratings_table(results, pairs, bots, rating, low[:n], high[:n])
-    sup = [[float(np.mean(samples[:, a] > samples[:, b])) if bootstrap and a != b else None
-            for b in range(n)] for a in range(n)]
-    superiority = pl.DataFrame({"bot": bots, **{b: [row[j] for row in sup]
-                                                for j, b in enumerate(bots)}})
-    order = table["bot"].to_list()
-    superiority = superiority.join(pl.DataFrame({"bot": order, "_o": range(n)}), on="bot")
-    superiority = superiority.sort("_o").select("bot", *order)
+    order = [index[b] for b in table["bot"].to_list()]
+    superiority = superiority_table(bots, order, samples if bootstrap else None)
     other = i0 != i1  # a bot against itself (self_play) tells nothing of its own bound
     points = (np.bincount(i0[other], weights=s[other], minlength=n)
               + np.bincount(i1[other], weights=1 - s[other], minlength=n))
@@ -183,6 +178,19 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     unbounded = [b for b, p, g in zip(bots, points, played) if p == 0 or p == g]
     return EloFit(table, (float(edge), float(low[n]), float(high[n])), superiority, bootstrap,
                   unbounded, interval)
+
+
+def superiority_table(bots: list[str], order: list[int], samples: np.ndarray | None) -> pl.DataFrame:
+    """The likelihood of superiority in long form: one row per ordered pair of bots (``bot``,
+    ``other``, in ``order``), ``los`` the share of the resampled fits (``samples``, a column per
+    bot) rating ``bot`` above ``other`` (null with no resamples or for a bot against itself).
+
+    Bot names are values here, never column names, so any name (``bot``, ``other``) works.
+    """
+    rows = [(bots[a], bots[b], float(np.mean(samples[:, a] > samples[:, b]))
+             if samples is not None and a != b else None) for a in order for b in order]
+    return pl.DataFrame(rows, schema={"bot": pl.String, "other": pl.String, "los": pl.Float64},
+                        orient="row")
 
 
 def ratings_table(results, pairs, bots, rating, low, high) -> pl.DataFrame:

@@ -29,7 +29,7 @@ import polars as pl
 
 from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
                         jackknife_counts, per_deal, resample_counts)
-from .elo import SCALE, EloFit, centre_ratings, ratings_table
+from .elo import SCALE, EloFit, centre_ratings, ratings_table, superiority_table
 from .stats import seats_from_opener
 
 
@@ -229,10 +229,8 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
     table = ratings_table(results, per_game.select("run_id", "game_id"), bots, rating, low[:n], high[:n])
-    order = table["bot"].to_list()
-    sup = {b: [float(np.mean(samples[:, index[a]] > samples[:, index[b]]))
-               if bootstrap and a != b else None for a in order] for b in order}
-    superiority = pl.DataFrame({"bot": order, **sup})
+    superiority = superiority_table(bots, [index[b] for b in table["bot"].to_list()],
+                                    samples if bootstrap else None)
     seats = pl.DataFrame({"seat": pl.Series(range(p), dtype=pl.Int32), "edge": edges[:p],
                           "low": low[n:n + p], "high": high[n:n + p]})
     last = ranks == ranks.max(axis=1, keepdims=True)

@@ -101,8 +101,10 @@ def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, se
     else:
         entry["seats"] = [{"seat": r["seat"], **_interval(r["edge"], r["low"], r["high"])}
                           for r in fit.seats.iter_rows(named=True)]
-    entry.update({"superiority": {row["bot"]: {k: v for k, v in row.items() if k != "bot"}
-                                  for row in fit.superiority.iter_rows(named=True)},
+    superiority: dict[str, dict] = {}
+    for row in fit.superiority.iter_rows(named=True):
+        superiority.setdefault(row["bot"], {})[row["other"]] = row["los"]
+    entry.update({"superiority": superiority,
                   "unbounded": fit.unbounded, "bootstrap": bootstrap, "seed": seed,
                   "anchor": _anchored(fit, anchor)})
     return entry

@@ -39,7 +39,7 @@ def test_the_fit_recovers_the_truth_on_a_big_league():
     assert abs(fit.table["rating"].mean()) < 1e-6  # centred on the pool's mean
     edge, low, high = fit.first_move
     assert abs(edge - 50.0) < 25 and low < edge < high
-    assert fit.superiority.filter(bot="a")["d"].item() == 1.0
+    assert fit.superiority.filter(bot="a", other="d")["los"].item() == 1.0
     assert fit.unbounded == []
 
 
@@ -73,7 +73,7 @@ def test_no_bootstrap_gives_no_intervals():
     league = synthetic_league(TRUTH, 10, seed=3)
     fit = fit_elo(league["results"], league["games"], bootstrap=0)
     assert fit.table["low"].is_nan().all() and fit.table["high"].is_nan().all()
-    assert fit.superiority.filter(bot="a")["b"].item() is None
+    assert fit.superiority.filter(bot="a", other="b")["los"].item() is None
 
 
 def test_anchor_puts_a_bot_at_a_value():

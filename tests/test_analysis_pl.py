@@ -47,8 +47,8 @@ def test_the_fit_recovers_known_strengths(players, deals):
     assert seats["seat"].to_list() == list(range(players))
     assert abs(seats["edge"][0] - 60.0 * (players - 1) / players) < 20  # over the mean seat
     assert seats["edge"].sum() == pytest.approx(0.0, abs=1e-6)
-    assert fit.superiority.filter(bot="a")["d"].item() == 1.0
-    assert fit.superiority.filter(bot="d")["a"].item() == 0.0
+    assert fit.superiority.filter(bot="a", other="d")["los"].item() == 1.0
+    assert fit.superiority.filter(bot="d", other="a")["los"].item() == 0.0
     assert fit.unbounded == [] and fit.num_players == players
 
 
