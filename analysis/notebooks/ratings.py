@@ -17,13 +17,13 @@ app = marimo.App(width="medium")
 def _():
     from pathlib import Path
 
-    import duckdb
     import marimo as mo
     import matplotlib.pyplot as plt
     import polars as pl
 
     from analysis.ratings import rate_by_players
-    return Path, duckdb, mo, pl, plt, rate_by_players
+    from analysis.records import connect
+    return Path, connect, mo, pl, plt, rate_by_players
 
 
 @app.cell
@@ -45,36 +45,29 @@ def _(default_dir, mo):
 @app.cell
 def _(Path, folder, mo):
     run_dir = Path(folder.value).expanduser()
-    _ok = any((run_dir / "games").glob("*.parquet")) and any((run_dir / "results").glob("*.parquet"))
-    mo.stop(not _ok, mo.md(f"**{run_dir}**: no game records here (no `games/*.parquet` "
-                           "and `results/*.parquet`)."))
-
-    def glob(table):
-        """The SQL string of a table's Parquet parts (quotes doubled)."""
-        return "'" + str(run_dir / table / "*.parquet").replace("'", "''") + "'"
-    return glob, run_dir
+    try:  # the checked parts of each table, listed file by file (no glob over the folder's name)
+        con, _error = connect(run_dir), None
+    except ValueError as exc:
+        con, _error = None, str(exc)
+    mo.stop(_error is not None, mo.md(f"**{run_dir}**: {_error}"))
+    return con, run_dir
 
 
 @app.cell
-def _(duckdb, glob):
-    con = duckdb.connect()
-    games = con.sql(f"SELECT * FROM read_parquet({glob('games')}, union_by_name=true)").pl()
-    results = con.sql(f"""
-        SELECT r.* FROM read_parquet({glob('results')}, union_by_name=true) r
-        WHERE (r.run_id, r.game_id) IN
-              (SELECT run_id, game_id FROM read_parquet({glob('games')}, union_by_name=true))
-    """).pl()
-    return con, games, results
+def _(con):
+    games = con.sql("SELECT * FROM games").pl()
+    results = con.sql("SELECT * FROM results").pl()  # the view keeps recorded games only
+    return games, results
 
 
 @app.cell
-def _(con, glob):
-    by_bot = con.sql(f"""
+def _(con):
+    by_bot = con.sql("""
         SELECT bot, num_players, count(*) AS games,
                count(*) FILTER (WHERE rank = 1) AS firsts,
                round(avg(score), 1) AS mean_score
-        FROM read_parquet({glob('results')}, union_by_name=true) r
-        JOIN read_parquet({glob('games')}, union_by_name=true) g USING (run_id, game_id)
+        FROM results r
+        JOIN games g USING (run_id, game_id)
         GROUP BY bot, num_players ORDER BY num_players, firsts DESC
     """).pl()
     by_bot

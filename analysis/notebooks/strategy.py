@@ -52,11 +52,7 @@ def _(Path, folder, mo):
     _missing = [t for t in ("games", "results", "moves", "rounds")
                 if not any((run_dir / t).glob("*.parquet"))]
     mo.stop(bool(_missing), mo.md(f"**{run_dir}**: no `{'`, `'.join(_missing)}` records here."))
-
-    def glob(table):
-        """The SQL string of a table's Parquet parts (quotes doubled)."""
-        return "'" + str(run_dir / table / "*.parquet").replace("'", "''") + "'"
-    return glob, run_dir
+    return (run_dir,)
 
 
 @app.cell
@@ -76,14 +72,14 @@ def _(mo):
 
 
 @app.cell
-def _(con, glob, pl, wilson_exprs):
-    _points = con.sql(f"""
+def _(con, pl, wilson_exprs):
+    _points = con.sql("""
         SELECT g.num_players::BIGINT AS num_players, r.seat::BIGINT AS seat, count(*) AS games,
                sum(CASE WHEN r.rank <> 1 THEN 0 WHEN f.firsts = 1 THEN 1 ELSE 0.5 END)::DOUBLE AS points
-        FROM read_parquet({glob('results')}, union_by_name=true) r
-        JOIN read_parquet({glob('games')}, union_by_name=true) g USING (run_id, game_id)
+        FROM results r
+        JOIN games g USING (run_id, game_id)
         JOIN (SELECT run_id, game_id, count(*) FILTER (WHERE rank = 1) AS firsts
-              FROM read_parquet({glob('results')}, union_by_name=true) GROUP BY ALL) f
+              FROM results GROUP BY ALL) f
              USING (run_id, game_id)
         GROUP BY ALL ORDER BY num_players, seat
     """).pl()
