@@ -1,0 +1,111 @@
+"""Hostile names: every command that reads records takes a run folder whose path holds glob
+characters, quotes and spaces and reads that folder only (issue 25, item 2), and bots named
+like record columns (``bot``, ``game_id``, ``seat``, ``score``, ``run_id``) break no reader
+(item 5)."""
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from azul_cli.main import app
+from test_league_support import league
+
+runner = CliRunner()
+
+HOSTILE = "r[12] *?'x"  # as a glob, [12] matches 1, * and ? match anything
+NEIGHBOUR = "r1 zz'x"  # matches HOSTILE as a glob: a reader that globs counts its games too
+COLUMN_NAMES = ["bot", "game_id", "seat", "score", "run_id"]
+
+
+def _run(tmp_path: Path, out: Path, bots: list, name: str, **fields) -> Path:
+    config = tmp_path / f"{name}-{out.name.replace(' ', '_')}.yaml"
+    config.write_text(yaml.safe_dump(league(out, bots, name=name, **fields)))
+    result = runner.invoke(app, ["league", "run", str(config), "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out / name
+
+
+def _invoke(*args: str) -> str:
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, (args, result.output)
+    return result.output
+
+
+BOTS = [{"type": "random", "seed": 1}, {"type": "greedy", "seed": 2}, {"type": "heuristic", "seed": 3}]
+READERS = [["standings", "-f", "json"], ["standings", "-w", "crosstable", "-f", "csv"],
+           ["standings", "-w", "seats", "-f", "csv"], ["elo", "-f", "json"], ["openings", "-f", "json"],
+           ["marker", "-f", "json"], ["league", "status"]]
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """(hostile run folder, a plain-named copy of it): 18 games beside a neighbour of 12."""
+    tmp = tmp_path_factory.mktemp("hostile")
+    _run(tmp, tmp / NEIGHBOUR, BOTS, "small", deals=2, seed=5)
+    hostile = _run(tmp, tmp / HOSTILE, BOTS, "small", deals=3, seed=6)
+    plain = tmp / "plain" / "small"
+    shutil.copytree(hostile, plain)
+    return hostile, plain
+
+
+def test_the_leagues_own_standings_count_its_games_only(folders):
+    hostile, plain = folders
+    with open(hostile / "standings.csv") as f:
+        rows = {r["bot"]: r for r in csv.DictReader(f)}
+    assert {b: int(r["games"]) for b, r in rows.items()} == {"random": 12, "greedy": 12, "heuristic": 12}
+    fit = json.loads(_invoke("elo", "-f", "json", str(plain)))[0]
+    ratings = {b["bot"]: b["rating"] for b in fit["bots"]}
+    assert all(abs(float(rows[b]["elo"]) - ratings[b]) < 0.1 for b in ratings), (rows, ratings)
+
+
+@pytest.mark.parametrize("args", READERS, ids=lambda a: " ".join(a))
+def test_every_reader_reads_the_hostile_folder_only(folders, args):
+    hostile, plain = folders
+    # the same output as on a plain-named copy of the folder (only the folder's name differs)
+    assert _invoke(*args, str(hostile)).replace(str(hostile), "X") == \
+        _invoke(*args, str(plain)).replace(str(plain), "X")
+    if args[0] == "standings" and len(args) == 3:
+        assert {b["bot"]: b["games"] for b in json.loads(_invoke(*args, str(hostile)))["rows"]} == \
+            {"random": 12, "greedy": 12, "heuristic": 12}
+
+
+def test_report_and_replay_read_the_hostile_folder_only(folders):
+    hostile, plain = folders
+    for run_dir in folders:
+        _invoke("report", str(run_dir))
+    assert (hostile / "summary.md").read_text().replace(str(hostile), "X") == \
+        (plain / "summary.md").read_text().replace(str(plain), "X")
+    step = ["--step", "5", "--plain"]
+    assert _invoke("replay", str(hostile), "t000-d00002-a00", *step) == \
+        _invoke("replay", str(plain), "t000-d00002-a00", *step)  # deal 2: the neighbour has none
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_bots_named_like_columns_break_no_reader(tmp_path, players):
+    bots = [{"name": n, "type": t, "seed": i}
+            for i, (n, t) in enumerate(zip(COLUMN_NAMES, ["random", "greedy", "heuristic", "random", "greedy"]))]
+    run_dir = _run(tmp_path, tmp_path / "out", bots, "cols", players=players, deals=1)
+    with open(run_dir / "standings.csv") as f:
+        assert sorted(r["bot"] for r in csv.DictReader(f)) == sorted(COLUMN_NAMES)
+    assert sorted(b["bot"] for b in json.loads(_invoke("standings", "-f", "json", str(run_dir)))["rows"]) == \
+        sorted(COLUMN_NAMES)
+    fit = json.loads(_invoke("elo", "-f", "json", "--bootstrap", "40", str(run_dir)))[0]
+    assert sorted(b["bot"] for b in fit["bots"]) == sorted(COLUMN_NAMES)
+    assert set(fit["superiority"]) == set(COLUMN_NAMES)
+    assert all(set(row) == set(COLUMN_NAMES) for row in fit["superiority"].values())
+    assert all(row[b] is None for b, row in fit["superiority"].items())
+    assert all(0 <= v <= 1 for row in fit["superiority"].values() for v in row.values() if v is not None)
+    if players == 2:  # the head-to-head crosstable is of 2-player games
+        cross = list(csv.DictReader(_invoke("standings", "-w", "crosstable", "-f", "csv",
+                                            str(run_dir)).splitlines()))
+        assert {r["bot"] for r in cross} == set(COLUMN_NAMES), cross
+    _invoke("standings", "-w", "seats", str(run_dir))
+    _invoke("report", str(run_dir))
+    summary = (run_dir / "summary.md").read_text()
+    assert all(n in summary for n in COLUMN_NAMES)
