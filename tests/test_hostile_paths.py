@@ -109,3 +109,13 @@ def test_bots_named_like_columns_break_no_reader(tmp_path, players):
     _invoke("report", str(run_dir))
     summary = (run_dir / "summary.md").read_text()
     assert all(n in summary for n in COLUMN_NAMES)
+
+
+def test_study_show_reads_the_hostile_folder_only(tmp_path):
+    study = ["study", "marker", "--bot", "greedy", "--name", "st", "--workers", "0", "-f", "json"]
+    _invoke(*study, "--deals", "3", "--seed", "1", "--out", str(tmp_path / NEIGHBOUR))
+    played = json.loads(_invoke(*study, "--deals", "4", "--seed", "2", "--out", str(tmp_path / HOSTILE)))
+    plain = tmp_path / "plain" / "st"
+    shutil.copytree(tmp_path / HOSTILE / "st", plain)
+    shown = _invoke("study", "show", "-f", "json", str(tmp_path / HOSTILE / "st"))
+    assert json.loads(shown) == played == json.loads(_invoke("study", "show", "-f", "json", str(plain)))
