@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from records.checks import check_run_dir
+from records.checks import READ_ERRORS, check_run_dir, naming_damage
 from records.columns import TABLES
 from records.folder import folder_run_ids
 from records.parts import PART, parquet_files
@@ -157,11 +157,18 @@ def columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {name}").fetchall()]
 
 
+def reading(runs: Runs):
+    """``records.checks.naming_damage`` for DuckDB's reads of ``runs``: an error reading a part
+    becomes the ``DamagedRecords`` naming it (a ``ValueError``)."""
+    return naming_damage(runs.dirs, (duckdb.Error, *READ_ERRORS))
+
+
 def read_table(runs: str | Path | Iterable[str | Path] | Runs, name: str) -> pl.DataFrame:
     """One table (``games``, ``results``, ``moves`` or ``rounds``) of one or more run folders."""
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    with connect(runs) as con:
+    runs = check_runs(runs)
+    with connect(runs) as con, reading(runs):
         require(con, name)
         return pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
 
@@ -173,7 +180,8 @@ def read_records(runs: str | Path | Iterable[str | Path] | Runs,
     for name in tables:
         if name not in TABLES:
             raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    with connect(runs) as con:
+    runs = check_runs(runs)
+    with connect(runs) as con, reading(runs):
         require(con, *tables)
         return {name: pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
                 for name in tables}
