@@ -96,7 +96,8 @@ def _exact(games: tuple[Path, ...], parts: tuple[Path, ...]) -> bool:
     """Whether a table's parts hold recorded games only, with no row-by-row check needed.
 
     A league writes part N of every table together and commits it by writing ``games`` part N
-    last (records/parts.py). When the table's parts are named ``part-NNNNNN.parquet`` and
+    last (records/parts.py). When the table's parts are named as a league names them
+    (``records.parts.PART``: ``part-NNNNNN.parquet`` or a task's ``part-NNNNNN-TTTTTTTT.parquet``) and
     match the ``games`` parts one for one, there is no orphan (a large saving on ``moves``).
     """
     names = {p.name for p in parts}
