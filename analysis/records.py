@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from records.checks import check_run_dir
+from records.checks import READ_ERRORS, check_run_dir, naming_damage
 from records.columns import TABLES
 from records.folder import folder_run_ids
 from records.parts import PART, parquet_files
@@ -97,7 +97,8 @@ def _exact(games: tuple[Path, ...], parts: tuple[Path, ...]) -> bool:
     """Whether a table's parts hold recorded games only, with no row-by-row check needed.
 
     A league writes part N of every table together and commits it by writing ``games`` part N
-    last (records/parts.py). When the table's parts are named ``part-NNNNNN.parquet`` and
+    last (records/parts.py). When the table's parts are named as a league names them
+    (``records.parts.PART``: ``part-NNNNNN.parquet`` or a task's ``part-NNNNNN-TTTTTTTT.parquet``) and
     match the ``games`` parts one for one, there is no orphan (a large saving on ``moves``).
     """
     names = {p.name for p in parts}
@@ -164,11 +165,18 @@ def columns(con: duckdb.DuckDBPyConnection, name: str) -> list[str]:
     return [row[0] for row in con.execute(f"DESCRIBE {name}").fetchall()]
 
 
+def reading(runs: Runs):
+    """``records.checks.naming_damage`` for DuckDB's reads of ``runs``: an error reading a part
+    becomes the ``DamagedRecords`` naming it (a ``ValueError``)."""
+    return naming_damage(runs.dirs, (duckdb.Error, *READ_ERRORS))
+
+
 def read_table(runs: str | Path | Iterable[str | Path] | Runs, name: str) -> pl.DataFrame:
     """One table (``games``, ``results``, ``moves`` or ``rounds``) of one or more run folders."""
     if name not in TABLES:
         raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    with connect(runs) as con:
+    runs = check_runs(runs)
+    with connect(runs) as con, reading(runs):
         require(con, name)
         return pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
 
@@ -180,7 +188,8 @@ def read_records(runs: str | Path | Iterable[str | Path] | Runs,
     for name in tables:
         if name not in TABLES:
             raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
-    with connect(runs) as con:
+    runs = check_runs(runs)
+    with connect(runs) as con, reading(runs):
         require(con, *tables)
         return {name: pl.from_arrow(con.sql(f"SELECT * FROM {name}").to_arrow_table())
                 for name in tables}

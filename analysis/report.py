@@ -23,7 +23,7 @@ import polars as pl
 
 from . import stats
 from .ratings import rate_by_players
-from .records import Runs, check_runs, read_records
+from .records import Runs, check_runs, read_records, reading
 from .sections import SECTIONS, Context, Section
 from .sections.format import esc, interval, md_cell
 from .sections.ratings import rated
@@ -105,10 +105,11 @@ def collect(run_dirs: str | Path | Iterable[str | Path] | Runs, *, bootstrap: in
         games_by_players=ctx.games_by_players, bots=ctx.bots, newest=_newest(runs),
         ratings=ctx.ratings, faults=ctx.faults, forfeited=ctx.forfeited, notes=ctx.notes)
     try:
-        for section in SECTIONS:
-            data = section.compute(ctx)
-            if data is not None:
-                report.sections.append((section, data))
+        with reading(runs):  # damage inside a part a section reads: DamagedRecords naming it
+            for section in SECTIONS:
+                data = section.compute(ctx)
+                if data is not None:
+                    report.sections.append((section, data))
     finally:
         ctx.close()
     for section, data in report.sections:

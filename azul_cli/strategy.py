@@ -41,12 +41,12 @@ def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOp
     """Openings (first draft move of the game or of each round): win rate and final score."""
     runs = read_runs(run_dirs)
     from analysis.openings import opening_table
-    from analysis.records import connect
+    from analysis.records import connect, reading
 
     if min_games < 1:
         fail(f"--min-games must be at least 1, not {min_games}")
     try:
-        with connect(runs) as con:
+        with connect(runs) as con, reading(runs):
             frame = opening_table(con, scope=scope.value, min_games=min_games)
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -68,13 +68,13 @@ def marker(run_dirs: RunDirs, format: FormatOpt = Format.table, what: PartOpt = 
     """The starting-player marker: who takes it, when, its floor cost and its effect on winning."""
     runs = read_runs(run_dirs)
     from analysis import marker as lib
-    from analysis.records import connect
+    from analysis.records import connect, reading
 
     parts = [p for p in (Part.summary, Part.timing, Part.effect) if what in (p, Part.all)]
     fns = {Part.summary: lib.marker_summary, Part.timing: lib.marker_timing,
            Part.effect: lib.marker_effect}
     try:
-        with connect(runs) as con:
+        with connect(runs) as con, reading(runs):
             frames = {p: fns[p](con) for p in parts}
     except (ValueError, OSError) as exc:
         fail(str(exc))

@@ -6,11 +6,12 @@ synthetic runs of ``analysis``) and its readers (``analysis``): imports only pya
 - ``records.tables``: ``build_table``, the one way a writer turns per-column values into a table;
   ``coded`` (dictionary columns from lookups); ``RecordBuffer`` (rows appended one at a time).
 - ``records.parts``: the part files and their commit protocol (temporary name, rename, ``games``
-  last); ``PartWriter``.
+  last); ``PartWriter`` (a task's part ids carry its driver's token: ``reserve_for_task``).
 - ``records.writer``: ``BufferedWriter`` (parts written on a thread of their own) and
   ``Committed`` (the receipt of a part a task wrote itself).
 - ``records.folder``: the run's id (``run.json``) and the quarantine.
-- ``records.checks``: the checks every reader makes first (``check_run_dir``, ``DamagedRecords``).
+- ``records.checks``: the checks every reader makes first (``check_run_dir``, ``DamagedRecords``),
+  and ``naming_damage`` around its reads (damage inside a part's pages, found by a full read).
 - ``records.read``: one table of one run folder read back (committed parts only).
 
 See docs/league.md, Records.

@@ -6,9 +6,14 @@ a ``*.parquet`` file that is not one of the table's parts (it lacks the table's 
 or a part of a table missing beside its committed ``games`` part raises one ``DamagedRecords``
 naming the file and how to repair the folder. Only the footer of each file is read here (its
 schema), so the check is cheap on a large league; ``tournament.repair`` reads every part in full.
+Damage inside a part's data pages (its footer intact) is found only when the part is read: a
+reader does its reads inside ``naming_damage``, which then reads every part of its folders in
+full (``find_damage``) and raises the ``DamagedRecords`` of the damaged one.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -16,7 +21,7 @@ import pyarrow.parquet as pq
 
 from .columns import REQUIRED, TABLES
 from .folder import RUN_FILE
-from .parts import parquet_files, part_numbers
+from .parts import parquet_files, part_ids, part_path
 
 
 class DamagedRecords(ValueError):
@@ -51,11 +56,47 @@ def check_run_dir(run_dir: str | Path) -> None:
             why = part_problem(path, name)
             if why:
                 raise DamagedRecords(run_dir, path, why)
-    committed = part_numbers(run_dir, "games")
+    committed = part_ids(run_dir, "games")
     league = any((run_dir / f).exists() for f in (RUN_FILE, "config.yaml"))  # all four tables
     for name in TABLES[1:]:
-        have = part_numbers(run_dir, name)
+        have = part_ids(run_dir, name)
         if (have or league) and committed - have:
             n = min(committed - have)
-            raise DamagedRecords(run_dir, run_dir / name / f"part-{n:06d}.parquet",
+            raise DamagedRecords(run_dir, part_path(run_dir, name, n),
                                  f"missing (games part {n} records its games)")
+
+
+READ_ERRORS = (pa.ArrowException, OSError)  # what reading a damaged part raises (pyarrow)
+
+
+def _one_line(exc: BaseException) -> str:
+    return "".join(c if c.isprintable() else "?" for c in " ".join(str(exc).split()))
+
+
+def find_damage(run_dirs: Iterable[str | Path]) -> DamagedRecords | None:
+    """The ``DamagedRecords`` of the first part of the folders that cannot be read in full (None:
+    every part reads). Reads every part: for after a read failed, not before every read."""
+    for run_dir in map(Path, run_dirs):
+        for name in TABLES:
+            for path in parquet_files(run_dir, name):
+                try:
+                    pq.read_table(path)
+                except READ_ERRORS as exc:
+                    return DamagedRecords(run_dir, path, f"damaged inside, its data cannot be read "
+                                                         f"({_one_line(exc)})")
+    return None
+
+
+@contextmanager
+def naming_damage(run_dirs: str | Path | Iterable[str | Path],
+                  errors: tuple[type[BaseException], ...] = READ_ERRORS) -> Iterator[None]:
+    """Reads of the folders ``run_dirs``: an error of ``errors`` raised in the block becomes the
+    ``DamagedRecords`` of the part that a full read finds damaged (and stays as it is if none is)."""
+    dirs = [run_dirs] if isinstance(run_dirs, (str, Path)) else list(run_dirs)
+    try:
+        yield
+    except errors:
+        damage = find_damage(dirs)
+        if damage is None:
+            raise
+        raise damage from None

@@ -1,7 +1,11 @@
 """The part files of a run folder and their commit protocol (SPEC section 5).
 
 A run folder ``<out>/<run>/`` holds ``games/``, ``results/``, ``moves/`` and ``rounds/``, each a
-folder of part files ``part-NNNNNN.parquet``. ``write_part`` writes part N of every table, each to
+folder of part files ``part-NNNNNN.parquet`` (the driver's) or ``part-NNNNNN-TTTTTTTT.parquet`` (a
+task's, ``ray.write: workers``: ``TTTTTTTT`` is the token of the driver that reserved the number, so
+a task of a killed driver that commits late never takes the name of a part a resumed driver
+reserved). A part is named by its id, the name between ``part-`` and ``.parquet`` (an int N is the
+id ``NNNNNN``). ``write_part`` writes part N of every table, each to
 a hidden temporary name (``.part-NNNNNN.parquet.<pid>-<random>.tmp``, which readers of the folder
 skip) and then renamed, in the order moves, rounds, results, games: a game is recorded once its
 ``games`` part exists, and a part N of the other tables without a ``games`` part N (a writer
@@ -26,11 +30,16 @@ import pyarrow.parquet as pq
 from .columns import TABLES, WRITE_ORDER
 from .tables import empty_table
 
-PART = re.compile(r"^part-(\d{6})\.parquet$")  # the name a league gives a part file
+PART = re.compile(r"^part-((\d{6})(?:-[0-9a-f]{8})?)\.parquet$")  # a part file's name: its id, number
 
 
-def part_path(run_dir: Path, name: str, number: int) -> Path:
-    return Path(run_dir) / name / f"part-{number:06d}.parquet"
+def part_name(part: int | str) -> str:
+    """The file name of part ``part``: a number (the driver's parts) or an id (``NNNNNN-TTTTTTTT``)."""
+    return f"part-{part:06d}.parquet" if isinstance(part, int) else f"part-{part}.parquet"
+
+
+def part_path(run_dir: Path, name: str, part: int | str) -> Path:
+    return Path(run_dir) / name / part_name(part)
 
 
 def parquet_files(run_dir: Path, name: str) -> list[Path]:
@@ -39,17 +48,18 @@ def parquet_files(run_dir: Path, name: str) -> list[Path]:
     return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
 
 
-def part_numbers(run_dir: Path, name: str) -> set[int]:
-    return {int(m.group(1)) for p in parquet_files(run_dir, name) if (m := PART.match(p.name))}
+def part_ids(run_dir: Path, name: str) -> set[str]:
+    """The ids of one table's parts (``NNNNNN`` or ``NNNNNN-TTTTTTTT``; in order when sorted)."""
+    return {m.group(1) for p in parquet_files(run_dir, name) if (m := PART.match(p.name))}
 
 
-def committed_parts(run_dir: Path) -> list[int]:
-    """The part numbers that hold recorded games (those with a ``games`` part), in order."""
-    return sorted(part_numbers(run_dir, "games"))
+def committed_parts(run_dir: Path) -> list[str]:
+    """The ids of the parts that hold recorded games (those with a ``games`` part), in order."""
+    return sorted(part_ids(run_dir, "games"))
 
 
 def has_records(run_dir: Path) -> bool:
-    return any(part_numbers(run_dir, name) for name in TABLES)
+    return any(part_ids(run_dir, name) for name in TABLES)
 
 
 def clean_orphans(run_dir: Path) -> list[Path]:
@@ -62,7 +72,7 @@ def clean_orphans(run_dir: Path) -> list[Path]:
             continue
         for p in folder.iterdir():
             m = PART.match(p.name)
-            if (m and int(m.group(1)) not in committed) or (p.name.startswith(".part-") and p.name.endswith(".tmp")):
+            if (m and m.group(1) not in committed) or (p.name.startswith(".part-") and p.name.endswith(".tmp")):
                 p.unlink()
                 removed.append(p)
     return removed
@@ -80,8 +90,8 @@ def write_file(table: pa.Table, final: Path) -> None:
     os.replace(tmp, final)
 
 
-def write_part(run_dir: Path, number: int, tables: dict[str, Iterable[pa.Table]]) -> None:
-    """Write part ``number`` of every table (lists of tables are concatenated; a table not given
+def write_part(run_dir: Path, number: int | str, tables: dict[str, Iterable[pa.Table]]) -> None:
+    """Write part ``number`` (a number or an id) of every table (lists of tables are concatenated; a table not given
     is written empty), ``games`` last."""
     for name in WRITE_ORDER:
         parts = list(tables.get(name, ()))
@@ -95,14 +105,21 @@ class PartWriter:
         self.run_dir = Path(run_dir)
         for name in TABLES:
             (self.run_dir / name).mkdir(parents=True, exist_ok=True)
-        existing = set().union(*(part_numbers(self.run_dir, n) for n in TABLES))
-        self.next_part = max(existing, default=0) + 1
+        existing = set().union(*(part_ids(self.run_dir, n) for n in TABLES))
+        self.next_part = max((int(p[:6]) for p in existing), default=0) + 1
+        self.token = secrets.token_hex(4)  # this writer's, in the ids of the parts its tasks write
 
     def reserve(self) -> int:
-        """A part number no other part of this run will have (for a task that writes its own)."""
+        """A part number no other part this writer writes will have."""
         number = self.next_part
         self.next_part += 1
         return number
+
+    def reserve_for_task(self) -> str:
+        """A part id for a task that writes its own part: a number reserved here and this writer's
+        token, so no part of another driver of the run (one killed before, whose tasks may still
+        commit) has it."""
+        return f"{self.reserve():06d}-{self.token}"
 
     def write(self, tables: dict[str, Iterable[pa.Table]]) -> int:
         """Write one part of every table (lists of Arrow tables are concatenated); return its number."""

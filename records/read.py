@@ -6,7 +6,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .checks import check_run_dir
+from .checks import check_run_dir, naming_damage
 from .columns import SCHEMAS, TABLES
 from .parts import committed_parts, part_path
 
@@ -23,7 +23,8 @@ def read_table(run_dir: str | Path, name: str, columns: list[str] | None = None)
         schema = pa.schema([schema.field(c) for c in columns])
     if not parts:
         return schema.empty_table()
-    return pa.concat_tables([pq.read_table(p, columns=columns, schema=schema) for p in parts])
+    with naming_damage(run_dir):  # damage inside a part: DamagedRecords naming it
+        return pa.concat_tables([pq.read_table(p, columns=columns, schema=schema) for p in parts])
 
 
 def done_game_ids(run_dir: str | Path) -> set[str]:

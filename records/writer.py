@@ -27,15 +27,15 @@ RECEIPT_COLUMNS = {"games": ["game_id", "termination", "fault_seat", "duration_s
 class Committed:
     """A part a task wrote and committed itself: its number and its games' receipt columns."""
 
-    part: int
+    part: int | str  # its id (records.parts)
     tables: dict[str, pa.Table]  # RECEIPT_COLUMNS of the part's games and results
 
     @classmethod
-    def of(cls, part: int, tables: dict[str, pa.Table]) -> Committed:
+    def of(cls, part: int | str, tables: dict[str, pa.Table]) -> Committed:
         return cls(part, {name: tables[name].select(cols) for name, cols in RECEIPT_COLUMNS.items()})
 
 
-def read_committed(run_dir: Path, number: int) -> Committed | None:
+def read_committed(run_dir: Path, number: int | str) -> Committed | None:
     """The receipt of part ``number`` if its ``games`` part is there (committed), else None."""
     if not part_path(run_dir, "games", number).exists():
         return None
@@ -67,9 +67,9 @@ class BufferedWriter:
         self.thread: threading.Thread | None = None
         self.last = time.monotonic()
 
-    def reserve(self) -> int:
-        """A part number for a task that writes its own part (ray.write: workers)."""
-        return self.writer.reserve()
+    def reserve(self) -> str:
+        """A part id for a task that writes its own part (ray.write: workers)."""
+        return self.writer.reserve_for_task()
 
     def add(self, tables: dict[str, pa.Table], games: int) -> None:
         for name, table in tables.items():

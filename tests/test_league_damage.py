@@ -196,3 +196,41 @@ def test_two_folders_of_one_run_are_refused(two_runs, tmp_path):
     assert f"{a} and {tmp_path / 'copy'} hold the same run (run_id " in result.output
     with pytest.raises(ValueError, match="cannot be told apart"):
         read_records([a, tmp_path / "copy"])
+
+
+def damage_a_page(p: Path) -> None:
+    """Overwrite the middle half of a part's pages: its data are damaged, its footer is intact."""
+    data = bytearray(p.read_bytes())
+    pages_end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # the footer and its length follow
+    start, end = 4 + (pages_end - 4) // 4, 4 + 3 * (pages_end - 4) // 4
+    data[start:end] = bytes(b ^ 0x5A for b in data[start:end])
+    p.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("table", ["games", "moves"])
+def test_a_damaged_data_page_is_named_by_every_reader_and_repaired(undamaged, tmp_path, table):
+    run_dir = copy(undamaged, tmp_path)
+    bad = part_path(run_dir, table, 2)
+    in_bad = pq.read_table(bad, columns=["game_id"]).column("game_id")[0].as_py()
+    damage_a_page(bad)
+    assert pq.read_schema(bad)  # the footer reads: only a full read finds the damage
+    readers = [["openings", str(run_dir)], ["report", str(run_dir), "--out", str(tmp_path / "report")],
+               ["replay", str(run_dir), in_bad]]
+    if table == "games":  # readers of games and results (and marker: of some columns of moves)
+        readers += [["elo", str(run_dir)], ["standings", str(run_dir)], ["marker", str(run_dir)],
+                    ["league", "status", str(run_dir)]]
+    for args in readers:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1 and "Traceback" not in result.output, (args, result.output)
+        assert result.output.count("error:") == 1 and f"error: {bad}: damaged" in result.output, (args, result.output)
+        assert f"azul league repair {run_dir}" in result.output, (args, result.output)
+    repaired = runner.invoke(app, ["league", "repair", str(run_dir)])
+    assert repaired.exit_code == 0, repaired.output
+    assert (run_dir / "quarantine" / table / bad.name).exists()
+    status = runner.invoke(app, ["league", "status", str(run_dir)])
+    assert status.exit_code == 0 and "6 of 8 games recorded, incomplete" in status.output, status.output
+    config = tmp_path / "dmg.yaml"
+    config.write_text(yaml.safe_dump(config_of(tmp_path)))
+    done = runner.invoke(app, ["league", "run", str(config), "--resume", "-q", "--no-report"])
+    assert done.exit_code == 0 and "2 games played" in done.output, done.output
+    assert rows(run_dir) == undamaged[1]

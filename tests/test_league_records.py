@@ -174,7 +174,38 @@ def test_a_game_committed_twice_is_kept_once(tmp_path):
         shutil.copy(run_dir / name / "part-000001.parquet", run_dir / name / "part-000009.parquet")
     assert read_table(run_dir, "games").num_rows > before["games"]
     report = drop_duplicate_games(run_dir)
-    assert report is not None and 9 in report.rewritten and not report.dropped
+    assert report is not None and "000009" in report.rewritten and not report.dropped
     assert {n: read_table(run_dir, n).num_rows for n in TABLES} == before
     ids = Counter(read_table(run_dir, "games", ["game_id"]).column("game_id").to_pylist())
     assert set(ids.values()) == {1}
+
+
+def test_a_late_commit_of_a_killed_drivers_task_keeps_the_resumed_runs_part(tmp_path):
+    """kill -9, then --resume with ray.write: workers: a task of the killed driver that commits
+    late was given the part number the resumed driver gives its own task; both parts are kept."""
+    import pyarrow.parquet as pq
+
+    from records.checks import check_run_dir
+    from records.writer import BufferedWriter, read_committed
+    from tournament.backends import _recorded
+    from tournament.repair import repair
+
+    summary = run(league(tmp_path, ["random", "greedy"], deals=3, batch_games=2, flush_seconds=0))
+    first, second = ({name: pq.read_table(part_path(summary.run_dir, name, n)) for name in TABLES}
+                     for n in (1, 2))
+    race = tmp_path / "race"
+    orphan = BufferedWriter(race, 1.0, None).reserve()  # the killed driver's task plays on
+    mine = BufferedWriter(race, 1.0, None).reserve()  # the resumed driver: nothing committed yet
+    _recorded(second, (str(race), mine))
+    _recorded(first, (str(race), orphan))  # the orphaned task commits late
+    check_run_dir(race)
+    ids = sorted(read_table(race, "games", ["game_id"]).column("game_id").to_pylist())
+    assert ids == sorted(first["games"].column("game_id").to_pylist() + second["games"].column("game_id").to_pylist())
+    for name in TABLES:
+        assert read_table(race, name).num_rows == first[name].num_rows + second[name].num_rows, name
+        assert read_records(race, [name])[name].height == first[name].num_rows + second[name].num_rows, name
+    assert read_committed(race, mine).tables["games"].num_rows == second["games"].num_rows
+    assert not repair(race).changed  # nothing orphaned, nothing twice
+    assert sorted(p.name for p in (race / "games").iterdir()) == sorted([  # the number, each driver's token
+        f"part-{orphan}.parquet", f"part-{mine}.parquet"]) and orphan != mine and orphan[:6] == mine[:6] == "000001"
+    assert PartWriter(race).next_part == 2  # a driver's own parts: today's names, numbered after them

@@ -72,17 +72,17 @@ def league_seats(config: dict[str, Any]) -> list[Seat]:
 
 
 def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str,
-               part: tuple[str, int] | None = None) -> dict[str, pa.Table] | Committed:
+               part: tuple[str, str] | None = None) -> dict[str, pa.Table] | Committed:
     """Play games of a league and return their records as the four Arrow tables.
 
     Games between built-in compiled bots are played in C (tournament/fastloop.py), the others
     (and every game with ``python_referee``) by the Python referee; both write the same rows.
-    ``part=(run_dir, number)``: write them as that part of the run (records.parts.write_part: temporary
+    ``part=(run_dir, part id)``: write them as that part of the run (records.parts.write_part: temporary
     names, renames, ``games`` last) and return only its receipt (``ray.write: workers``)."""
     return _recorded(_play_batch(config, specs, run_id), part)
 
 
-def _recorded(tables: dict[str, pa.Table], part: tuple[str, int] | None) -> dict[str, pa.Table] | Committed:
+def _recorded(tables: dict[str, pa.Table], part: tuple[str, str] | None) -> dict[str, pa.Table] | Committed:
     """A batch's tables, or with ``part`` its receipt once they are written as that part."""
     if part is None:
         return tables
@@ -91,7 +91,7 @@ def _recorded(tables: dict[str, pa.Table], part: tuple[str, int] | None) -> dict
 
 
 def play_packed(config: dict[str, Any], games: tuple[tuple, ...] | Slice, run_id: str,
-                part: tuple[str, int] | None = None) -> dict[str, pa.Table] | Committed:
+                part: tuple[str, str] | None = None) -> dict[str, pa.Table] | Committed:
     """``play_batch`` of games packed by ``scheduler.pack_games`` (the Ray task)."""
     return play_batch(config, unpack_games(config, games), run_id, part)
 
@@ -140,11 +140,11 @@ class SerialBackend:
 
     def __init__(self, config: dict[str, Any], run_id: str):
         self.config, self.run_id = config, run_id
-        self.queue: dict[int, tuple[list[GameSpec], tuple[str, int] | None, Future | None]] = {}
+        self.queue: dict[int, tuple[list[GameSpec], tuple[str, str] | None, Future | None]] = {}
         self.n = 0
         self.thread: ThreadPoolExecutor | None = None
 
-    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, int] | None = None) -> int:
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None) -> int:
         self.n += 1
         future = None
         batch = games_of(self.config, batch)
@@ -256,7 +256,7 @@ class RayBackend:
         ) if e is not None)
         self.task_error = rex.RayTaskError
 
-    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, int] | None = None):
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None):
         return self.remote.remote(self.config_ref, pack_games(batch), self.run_id, part)
 
     def wait(self, handles: list, timeout: float) -> list:

@@ -6,7 +6,7 @@
 A game is recorded when it is whole in all four tables: its ``games`` row, one ``results`` row a
 seat, ``plies`` ``moves`` rows and ``rounds`` x seats ``rounds`` rows, all in the same part. The
 repair reads every part in full; a file that cannot be read as a part of its table (empty,
-truncated, garbled, foreign, or not named ``part-NNNNNN.parquet``) is moved to
+truncated, garbled, foreign, or not named ``part-NNNNNN[-TTTTTTTT].parquet``) is moved to
 ``<run>/quarantine/<table>/``, never deleted. A part whose rows are not all of whole games is
 written again with the whole games only (the commit protocol of ``records.parts.write_part``: temporary
 name, rename, ``games`` last); orphan parts (no ``games`` part) and temporary files are removed,
@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from records.checks import part_problem
 from records.columns import SCHEMAS, TABLES
 from records.folder import quarantine
-from records.parts import PART, clean_orphans, parquet_files, part_numbers, part_path, write_part
+from records.parts import PART, clean_orphans, parquet_files, part_ids, part_path, write_part
 from records.read import read_table
 
 
@@ -36,7 +36,7 @@ from records.read import read_table
 class RepairReport:
     run_dir: Path
     quarantined: list[tuple[Path, Path, str]] = field(default_factory=list)  # (file, moved to, why)
-    rewritten: list[int] = field(default_factory=list)  # parts written again (or removed: no whole game)
+    rewritten: list[str] = field(default_factory=list)  # parts written again (or removed: no whole game)
     dropped: list[str] = field(default_factory=list)  # ids of games no longer recorded (to play again)
     removed: list[Path] = field(default_factory=list)  # orphan parts and temporary files
 
@@ -52,10 +52,11 @@ def repair(run_dir: str | Path) -> RepairReport:
     for name in TABLES:
         for path in parquet_files(run_dir, name):
             if not PART.match(path.name):
-                _quarantine(report, path, name, "not a part of the league (those are named part-NNNNNN.parquet)")
+                _quarantine(report, path, name, "not a part of the league (those are named "
+                                                "part-NNNNNN.parquet or part-NNNNNN-TTTTTTTT.parquet)")
     kept: set[str] = set()
     listed: set[str] = set()
-    for number in sorted(set().union(*(part_numbers(run_dir, name) for name in TABLES))):
+    for number in sorted(set().union(*(part_ids(run_dir, name) for name in TABLES))):
         tables = {}
         for name in TABLES:
             path = part_path(run_dir, name, number)
@@ -119,7 +120,7 @@ def _rows_of(table: pa.Table, games: set[str]) -> pa.Table:
     return table.filter(pc.is_in(table.column("game_id"), value_set=pa.array(sorted(games), pa.string())))
 
 
-def _rewrite(run_dir: Path, number: int, tables: dict[str, pa.Table], whole: set[str]) -> None:
+def _rewrite(run_dir: Path, number: str, tables: dict[str, pa.Table], whole: set[str]) -> None:
     """Part ``number`` again with the whole games only; removed (games first) if none is whole."""
     if not whole:
         part_path(run_dir, "games", number).unlink(missing_ok=True)  # the rest are orphans now

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from engine import GameState, new_game
-from records.checks import check_run_dir
+from records.checks import check_run_dir, naming_damage
 from records.parts import committed_parts, part_path
 
 
@@ -51,7 +51,8 @@ def replay_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> 
         for name, columns in (("games", ["game_id", "variant", "num_players"]),
                               ("rounds", ["game_id", "round", "seat", "opener", "factories"]),
                               ("moves", ["game_id", "ply", "round", "move"])):
-            t = pq.read_table(part_path(Path(run_dir), name, number), columns=columns)
+            with naming_damage(run_dir):  # damage inside the part: DamagedRecords naming it
+                t = pq.read_table(part_path(Path(run_dir), name, number), columns=columns)
             if wanted is not None:
                 t = t.filter(pc.is_in(t.column("game_id"), value_set=wanted))
             tables[name] = t
@@ -136,11 +137,12 @@ def replay_steps(run_dir: str | Path, game_id: str) -> ReplayGame:
     if not parts:
         raise ValueError(f"{run}: no recorded games (a run folder has games/, results/, moves/, rounds/)")
     seen: list[str] = []
-    for number in parts:
-        ids = pq.read_table(part_path(run, "games", number), columns=["game_id"]).column("game_id").to_pylist()
-        if game_id in ids:
-            return _steps_of(run, number, game_id)
-        seen.extend(ids)
+    with naming_damage(run):  # damage inside a part: DamagedRecords naming it
+        for number in parts:
+            ids = pq.read_table(part_path(run, "games", number), columns=["game_id"]).column("game_id").to_pylist()
+            if game_id in ids:
+                return _steps_of(run, number, game_id)
+            seen.extend(ids)
     hint = ", ".join(sorted(seen)[:3]) + (f", ... ({len(seen)} in all)" if len(seen) > 3 else "")
     raise KeyError(f"{run}: no recorded game {game_id!r} (games there: {hint})")
 

@@ -277,7 +277,7 @@ class _Driver:
         self.stop = _Stop()
         self.backend = self.sizer = None
         self.start = time.perf_counter()
-        self.in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, int] | None]] = {}
+        self.in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, str] | None]] = {}
         self.crashed = False
 
     def run(self, schedule: Schedule | None) -> None:
