@@ -30,7 +30,7 @@ from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
 
-from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings
+from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_name
 from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, deal_seed, derive_seed
 from .stages import OneStage
@@ -61,6 +61,7 @@ class StudyConfig:
     labels: tuple[str, ...] = dataclasses.field(init=False, default=())
 
     def __post_init__(self):
+        check_name(self.name)  # the run folder is out/name: never outside out
         if not self.interventions:
             raise ConfigError("a study needs at least one intervention (e.g. marker=take)")
         labels = []
@@ -179,7 +180,7 @@ def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
     """Play a study's games on the league driver and write ``study.json`` beside the records."""
     config = league_config(study)
     summary = run_league(config, resume=resume, fresh=fresh, progress=progress,
-                         schedule=OneStage(study_games(study)))
+                         schedule=OneStage(study_games(study)), kind="study")
     write_study_file(study, run_dir_of(config))
     return summary
 
