@@ -100,14 +100,25 @@ def save_run_id(run_dir: Path, run_id: str, referee: str | None = None, kind: st
 
 def run_kind(run_dir: str | Path) -> str:
     """What the folder holds: run.json's ``kind``; else (a folder from before kinds were kept) a
-    ``study`` or ``sprt`` when it has that run's file, a ``league`` otherwise."""
+    ``study`` or ``sprt`` when it has that run's file, a ``study`` when its first readable ``games``
+    part names interventions (a study stopped before it wrote study.json), a ``league`` otherwise."""
     try:
         kind = json.loads((Path(run_dir) / RUN_FILE).read_text(encoding="utf-8")).get("kind")
     except (OSError, ValueError, AttributeError):
         kind = None
     if kind in KINDS:
         return kind
-    return next((k for k, name in KIND_FILES if (Path(run_dir) / name).exists()), "league")
+    kind = next((k for k, name in KIND_FILES if (Path(run_dir) / name).exists()), None)
+    if kind is not None:
+        return kind
+    for n in committed_parts(Path(run_dir)):  # a stopped study wrote its study.json at the end
+        try:
+            games = pq.read_table(part_path(Path(run_dir), "games", n))
+        except (OSError, ValueError):  # damaged: the next part says
+            continue
+        column = games.column("intervention") if "intervention" in games.column_names else None
+        return "study" if column is not None and column.null_count < len(column) else "league"
+    return "league"
 
 
 def run_id_of(run_dir: str | Path) -> str | None:

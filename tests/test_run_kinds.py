@@ -44,11 +44,15 @@ def test_a_study_folder_sends_repair_and_league_resume_to_azul_study(tmp_path):
     run_dir = tmp_path / "m"
     assert _kind(run_dir) == "study" and run_kind(run_dir) == "study"
     games = done_game_ids(run_dir)
+    part = next((run_dir / "games").glob("part-*.parquet"))
+    part.write_bytes(part.read_bytes()[:100])  # damaged: repair quarantines it, its games go
     args = _finish_line(run_dir)
     assert args[:3] == ["study", "marker", "--bot"] and "--name" in args and "m" in args
-    again = runner.invoke(app, args)  # the printed command finishes it: nothing left to play
+    assert len(done_game_ids(run_dir)) < len(games)
+    again = runner.invoke(app, args)  # the printed command finishes the study, to the same games
     assert again.exit_code == 0, again.output
     assert done_game_ids(run_dir) == games
+    assert runner.invoke(app, ["study", "show", str(run_dir)]).exit_code == 0
     refused = runner.invoke(app, ["league", "run", str(run_dir / "config.yaml"), "--out", str(tmp_path),
                                   "--resume", "--quiet", "--no-mlflow", "--no-report"])
     assert refused.exit_code == 1 and refused.output.splitlines()[-1].startswith("error: ")
@@ -57,6 +61,21 @@ def test_a_study_folder_sends_repair_and_league_resume_to_azul_study(tmp_path):
     # a folder from before run.json kept a kind: its study.json says
     (run_dir / "run.json").write_text(json.dumps({"run_id": "old"}))
     assert run_kind(run_dir) == "study"
+    (run_dir / "study.json").unlink()  # ... or, stopped before it wrote one, its games' interventions
+    assert run_kind(run_dir) == "study"
+
+
+def test_a_stopped_study_says_what_it_studied(tmp_path, monkeypatch):
+    """study.json is written before the first game: a study stopped halfway still names its command."""
+    import tournament.study as study_module
+
+    def stopped(config, **kw):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(study_module, "run_league", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        run_study(StudyConfig(name="s", bot="greedy", deals=3, out=str(tmp_path),
+                              interventions=("marker=take", "marker=avoid")))
+    assert json.loads((tmp_path / "s" / "study.json").read_text())["deals"] == 3
 
 
 def test_a_study_whose_command_cannot_be_rebuilt_gets_a_sentence(tmp_path):
@@ -92,6 +111,8 @@ def test_a_league_folder_still_resumes_as_a_league(tmp_path):
         {"type": "greedy"}, {"type": "random"}], "ray": {"workers": 0}, "mlflow": {"enabled": False}})
     run_league(config)
     assert _kind(tmp_path / "l") == "league"
+    (tmp_path / "l" / "run.json").unlink()  # a folder from before run.json: a league still
+    assert run_kind(tmp_path / "l") == "league"
     args = _finish_line(tmp_path / "l")
     assert args[:3] == ["league", "run", str(tmp_path / "l" / "config.yaml")]
 
