@@ -208,7 +208,9 @@ def repair(run_dir: RunDirArg) -> None:
     from records.folder import run_kind
     from tournament.finish import finish_command
 
-    console.print(f"finish the {run_kind(run_dir)} with: {finish_command(run_dir)}", soft_wrap=True)
+    kind = run_kind(run_dir)
+    console.print(f"finish the {'SPRT' if kind == 'sprt' else kind} with: {finish_command(run_dir)}",
+                  soft_wrap=True)
 
 
 def _print_repair(console: Console, report: RepairReport | None) -> None:
