@@ -40,14 +40,35 @@ def is_study(con: duckdb.DuckDBPyConnection) -> bool:
     return con.execute(f"SELECT count(*) FROM games WHERE intervention = '{CONTROL}'").fetchall()[0][0] > 0
 
 
+DESIGN_ID = r"^d[0-9]+-(control|s[0-9]+-(control|i[0-9]+))$"  # tournament.study.study_games's ids
+
+
+def outside_design(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The ids of the games no study makes: no ``intervention``, a treatment without its
+    ``study_seat``, or an id unlike ``study_games``'s (``d<deal>-control``, ``d<deal>-s<seat>-...``)."""
+    return [row[0] for row in con.execute(f"""
+        SELECT game_id FROM games
+        WHERE intervention IS NULL OR (intervention <> '{CONTROL}' AND study_seat IS NULL)
+              OR NOT regexp_full_match(game_id, '{DESIGN_ID}')
+        ORDER BY game_id""").fetchall()]
+
+
 def study_pairs(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """One row per treatment game: ``run_id``, ``intervention``, ``deal``, ``seat`` (studied),
     the studied seat's final score and points (win 1, shared first 1/2) in the treatment game
     (``t_score``, ``t_win``) and in its control game (``c_score``, ``c_win``), and the control
-    game's id ``c_game``. A ValueError when the records hold no study."""
+    game's id ``c_game``. A ValueError when the records hold no study, or games outside its
+    design (``outside_design``)."""
     require(con, "games", "results")
     if not is_study(con):
         raise ValueError("not a study run: no control games (games.intervention); run `azul study`")
+    stray = outside_design(con)
+    if stray:
+        raise ValueError(f"the records hold {len(stray):,} games that are not part of a study's design "
+                         f"(e.g. {', '.join(stray[:3])}: no intervention, no studied seat, or an id a study "
+                         "does not make), added by something other than azul study (such as azul league run "
+                         "--resume on a study's folder); the effects would count them, so they are not "
+                         "read: play the study again with --fresh, or in another --out")
     query = f"""
         WITH o AS ({OUTCOMES_SQL}),
         s AS (SELECT o.*, g.deal, g.intervention, g.study_seat

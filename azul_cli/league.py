@@ -179,7 +179,9 @@ def status(run_dir: RunDirArg) -> None:
     elif tally.total >= league.total_games:
         state = "complete"
     else:
-        state = "incomplete (finish it with azul league run CONFIG --resume)"
+        from tournament.finish import finish_command
+
+        state = f"incomplete (finish it with: {finish_command(run_dir)})"
     console.print(f"league {league.name}: {tally.total:,} of {league.total_games:,} games recorded, {state}",
                   soft_wrap=True)
     console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
@@ -203,8 +205,12 @@ def repair(run_dir: RunDirArg) -> None:
     if not report.changed:
         console.print(f"{run_dir}: every part reads and every game is whole: nothing to repair", soft_wrap=True)
     _print_repair(console, report)
-    console.print(f"finish the league with: azul league run {run_dir / CONFIG_FILE} --out {run_dir.parent} "
-                  "--resume", soft_wrap=True)
+    from records.folder import run_kind
+    from tournament.finish import finish_command
+
+    kind = run_kind(run_dir)
+    console.print(f"finish the {'SPRT' if kind == 'sprt' else kind} with: {finish_command(run_dir)}",
+                  soft_wrap=True)
 
 
 def _print_repair(console: Console, report: RepairReport | None) -> None:

@@ -38,8 +38,8 @@ def marker(bot: BotOpt, players: Players = 2, variant: VariantOpt = Variant.colo
            workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
            format: FormatOpt = Format.table) -> None:
     """The marker: take it whenever a centre move does, or never while another move exists."""
-    _study(name or f"marker-{_slug(bot)}-{players}p", bot, ["marker=take", "marker=avoid"], players,
-           variant, deals, out, field, seed, workers, resume, fresh, format)
+    _study(f"marker-{_slug(bot)}-{players}p" if name is None else name, bot, ["marker=take", "marker=avoid"],
+           players, variant, deals, out, field, seed, workers, resume, fresh, format)
 
 
 def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
@@ -56,8 +56,8 @@ def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
     if when not in ("game", "round"):
         fail(f"--when must be game or round, not {when!r}")
     interventions = [f"opening={c.strip()}{suffix}" for c in classes.split(",") if c.strip()]
-    _study(name or f"openings-{_slug(bot)}-{players}p", bot, interventions, players, variant, deals, out,
-           field, seed, workers, resume, fresh, format)
+    _study(f"openings-{_slug(bot)}-{players}p" if name is None else name, bot, interventions, players, variant,
+           deals, out, field, seed, workers, resume, fresh, format)
 
 
 def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A study file (docs/studies.md).")],

@@ -5,7 +5,8 @@ name, the UTC time and a random suffix); ``folder_run_ids`` tells which runs a f
 hold (older folders have no ``run.json``: their records say). ``quarantine`` moves a file a repair
 cannot read to ``<run>/quarantine/<table>/``, never deleting it. ``take_lock`` is the one writer's
 lock (``.lock``: an flock held while a driver writes the run, with its pid inside, which
-``lock_holder`` reads).
+``lock_holder`` reads). ``run_kind`` says what the folder holds: a ``league``, a ``study`` or an
+``sprt`` (run.json's ``kind``; older folders: their study or SPRT file, if they have one).
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ import pyarrow.parquet as pq
 
 from .parts import committed_parts, parquet_files, part_path
 
-RUN_FILE = "run.json"  # {"run_id": ...}, written when the run folder is created
+RUN_FILE = "run.json"  # {"run_id": ..., "referee": ..., "kind": ...}, written when the run folder is created
+KINDS = ("league", "study", "sprt")  # what a run folder holds (run.json's kind)
+KIND_FILES = (("study", "study.json"), ("sprt", "sprt.yaml"))  # tournament.study.STUDY_FILE, analysis.sprt_run.SPRT_FILE
 QUARANTINE = "quarantine"
 LOCK_FILE = ".lock"
 
@@ -84,13 +87,38 @@ def saved_run_id(run_dir: str | Path) -> str | None:
         raise ValueError(f"{path}: not a run file ({exc}); it should hold {{\"run_id\": ...}}") from None
 
 
-def save_run_id(run_dir: Path, run_id: str, referee: str | None = None) -> None:
-    """``run.json``: the run's id, and (``referee``) who played its games: ``compiled``, ``python``
-    or ``mixed`` (tournament/runner.py)."""
+def save_run_id(run_dir: Path, run_id: str, referee: str | None = None, kind: str | None = None) -> None:
+    """``run.json``: the run's id, (``referee``) who played its games: ``compiled``, ``python``
+    or ``mixed`` (tournament/runner.py), and (``kind``) what the run is: one of ``KINDS``."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {})}
     tmp = run_dir / f".{RUN_FILE}.tmp"
-    tmp.write_text(json.dumps({"run_id": run_id, **({"referee": referee} if referee else {})}) + "\n",
-                   encoding="utf-8")
+    tmp.write_text(json.dumps(record) + "\n", encoding="utf-8")
     os.replace(tmp, run_dir / RUN_FILE)
+
+
+def run_kind(run_dir: str | Path) -> str:
+    """What the folder holds: run.json's ``kind``; else (a folder from before kinds were kept) a
+    ``study`` or ``sprt`` when it has that run's file, a ``study`` when its first readable ``games``
+    part names interventions (a study stopped before it wrote study.json), a ``league`` otherwise."""
+    try:
+        kind = json.loads((Path(run_dir) / RUN_FILE).read_text(encoding="utf-8")).get("kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None
+    if kind in KINDS:
+        return kind
+    kind = next((k for k, name in KIND_FILES if (Path(run_dir) / name).exists()), None)
+    if kind is not None:
+        return kind
+    for n in committed_parts(Path(run_dir)):  # a stopped study wrote its study.json at the end
+        try:
+            games = pq.read_table(part_path(Path(run_dir), "games", n))
+        except (OSError, ValueError):  # damaged: the next part says
+            continue
+        column = games.column("intervention") if "intervention" in games.column_names else None
+        return "study" if column is not None and column.null_count < len(column) else "league"
+    return "league"
 
 
 def run_id_of(run_dir: str | Path) -> str | None:

@@ -144,7 +144,7 @@ def test_tables_are_arrow_with_fixed_types(tmp_path):
     run_id = summary.run_id  # the league's name, a UTC time and a random suffix, kept in run.json
     assert re.fullmatch(r"t-\d{8}T\d{6}Z-[0-9a-f]{6}", run_id)
     assert games.column("run_id").to_pylist() == [run_id, run_id]
-    assert json.loads((summary.run_dir / "run.json").read_text()) == {"run_id": run_id, "referee": "compiled"}
+    assert json.loads((summary.run_dir / "run.json").read_text()) == {"run_id": run_id, "referee": "compiled", "kind": "league"}
     assert set(games.column("engine_version").to_pylist()) == {__import__("engine").__version__}
 
 

@@ -71,7 +71,7 @@ def test_run_json_and_the_progress_say_which_referee_played(tmp_path):
     first = run_league(parse_config(data), progress=events.append)
     assert {e.referee for e in events} == {"compiled"}
     run_json = first.run_dir / "run.json"
-    assert json.loads(run_json.read_text()) == {"run_id": first.run_id, "referee": "compiled"}
+    assert json.loads(run_json.read_text()) == {"run_id": first.run_id, "referee": "compiled", "kind": "league"}
     more = run_league(parse_config({**data, "deals": 3, "python_referee": True}), resume=True, progress=False)
     assert more.referee == "python" and more.played == 2
     assert json.loads(run_json.read_text())["referee"] == "mixed"  # its games: some of each

@@ -313,6 +313,15 @@ def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+def check_name(value: Any, where: str = "name") -> str:
+    """``value`` as a run's or bot's name (a ConfigError naming ``where`` otherwise): what a league
+    config accepts, for the runs made without one (tournament/study.py)."""
+    try:
+        return _name(value, where)
+    except _FieldError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 def _name(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip() or "/" in value or value.startswith("."):
         raise _FieldError(where, f"must be a non-empty name without '/', not {shown(value)}")

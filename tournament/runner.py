@@ -38,7 +38,7 @@ import yaml
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
-from records.folder import RUN_FILE, RunInUse, new_run_id, run_id_of, save_run_id, take_lock
+from records.folder import RUN_FILE, RunInUse, new_run_id, run_id_of, run_kind, save_run_id, take_lock
 from records.parts import has_records
 from records.read import done_game_ids
 from records.tables import build_table, empty_table
@@ -48,6 +48,7 @@ from .backends import LeagueError, RayBackend, SerialBackend
 from .batches import BatchSizer, Listed, Slices
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
 from .fastloop import why_python_referee
+from .finish import finish_command
 from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, Slice, games_of, league_games, series_id
 from .stages import Recorded, Schedule, stages_of
@@ -156,11 +157,13 @@ def repair_run(run_dir: str | Path) -> RepairReport:
 
 
 def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool,
-                    summary: LeagueSummary | None = None) -> set[str]:
+                    summary: LeagueSummary | None = None, kind: str = "league") -> set[str]:
     """Check the run folder against the config and return the ids of the games already recorded.
 
-    Makes the run's id when the folder is new (or ``fresh``) and keeps it in ``run.json``; a
-    resume repairs the folder first (``tournament.repair``). Both go to ``summary`` if given.
+    Makes the run's id when the folder is new (or ``fresh``) and keeps it, with the run's
+    ``kind`` (league, study, sprt), in ``run.json``; a folder whose records are of another kind
+    is refused, naming the command that finishes it. A resume repairs the folder first
+    (``tournament.repair``). Both go to ``summary`` if given.
     """
     saved = run_dir / CONFIG_FILE
     report = None
@@ -172,6 +175,9 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
             elif p.exists():
                 p.unlink()
     elif has_records(run_dir):  # a config.yaml alone is a league that never got to play
+        if run_kind(run_dir) != kind:
+            raise LeagueError(f"{run_dir} holds {_A[run_kind(run_dir)]}, not {_A[kind]}: playing it as one "
+                              f"would spoil its records; finish it with: {finish_command(run_dir)}")
         if not resume:
             raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
                               "--fresh to start it over, or choose another --out")
@@ -181,13 +187,17 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     run_dir.mkdir(parents=True, exist_ok=True)
     run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id
     done = done_game_ids(run_dir)
-    save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)))
+    save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)),
+                kind)
     tmp = run_dir / f".{CONFIG_FILE}.tmp"
     tmp.write_text(config.to_yaml(), encoding="utf-8")
     os.replace(tmp, saved)
     if summary is not None:
         summary.run_id, summary.repair = run_id, report
     return done
+
+
+_A = {"league": "a league", "study": "a study", "sprt": "an SPRT"}  # run kinds, in a sentence
 
 
 def folder_referee(run_dir: Path, referee: str, kept: bool) -> str:
@@ -219,7 +229,7 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
                resubmits: int = 2, on_written: Callable[[int], None] | None = None,
-               schedule: Schedule | None = None) -> LeagueSummary:
+               schedule: Schedule | None = None, kind: str = "league") -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
@@ -227,7 +237,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     the library prints nothing. ``on_written(games)`` is called once part files are committed
     (tests use it to stop a league halfway). ``schedule``: play its games, stage by stage,
     instead of the config's round-robin (tournament/stages.py: an SPRT, a study); their bots
-    index ``config.bots``.
+    index ``config.bots``; ``kind``: what the run is (``run.json``: league, study or sprt).
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
@@ -236,7 +246,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         summary = LeagueSummary(run_dir, total, 0, 0, False, 0.0)
         summary.referee_reasons = why_python_referee(config.to_dict())
         summary.referee = "python" if summary.referee_reasons else "compiled"
-        done = prepare_run_dir(config, run_dir, resume, fresh, summary)
+        done = prepare_run_dir(config, run_dir, resume, fresh, summary, kind)
         summary.done_before = len(done)
         names = [b.name for b in config.bots]
         tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit

@@ -198,7 +198,7 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False,
     os.replace(tmp, path)
     logged = (run_dir / MLFLOW_RUN_FILE).exists()
     summary = run_league(league, resume=resume, on_written=on_written,
-                         schedule=SprtSchedule(league, saved, progress, started))
+                         schedule=SprtSchedule(league, saved, progress, started), kind="sprt")
     outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
                           summary.played, summary=summary)
     if league.mlflow.enabled and not outcome.interrupted and (summary.played or not logged):

@@ -29,8 +29,9 @@ import yaml
 from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
+from records.parts import has_records
 
-from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings
+from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_name
 from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, deal_seed, derive_seed
 from .stages import OneStage
@@ -61,6 +62,7 @@ class StudyConfig:
     labels: tuple[str, ...] = dataclasses.field(init=False, default=())
 
     def __post_init__(self):
+        check_name(self.name)  # the run folder is out/name: never outside out
         if not self.interventions:
             raise ConfigError("a study needs at least one intervention (e.g. marker=take)")
         labels = []
@@ -176,10 +178,14 @@ def study_games(study: StudyConfig) -> list[GameSpec]:
 
 def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
               progress: Callable[[LeagueProgress], None] | None = None) -> LeagueSummary:
-    """Play a study's games on the league driver and write ``study.json`` beside the records."""
+    """Play a study's games on the league driver and write ``study.json`` beside the records
+    (also before the first game, so that a stopped study's folder says what it studied)."""
     config = league_config(study)
+    if fresh or not has_records(run_dir_of(config)):
+        run_dir_of(config).mkdir(parents=True, exist_ok=True)
+        write_study_file(study, run_dir_of(config))
     summary = run_league(config, resume=resume, fresh=fresh, progress=progress,
-                         schedule=OneStage(study_games(study)))
+                         schedule=OneStage(study_games(study)), kind="study")
     write_study_file(study, run_dir_of(config))
     return summary
 
