@@ -212,7 +212,7 @@ def test_command_is_required(params):
 
 
 @pytest.mark.parametrize("params,name", [
-    ({"command": "python3 bot.py"}, "command"),
+    ({"command": "python3 'bot.py"}, "command"),
     ({"command": [sys.executable, 3]}, "command"),
     ({"command": [""]}, "command"),
     ({"command": RANDOM_BOT, "move_time": 0}, "move_time"),
