@@ -65,7 +65,8 @@ class ExternalBot(Bot):
         startup_time: Annotated[float, Param(
             "seconds it has to answer the hello", 0.001, 3600.0)] = 10.0,
         name: Annotated[str | None, Param(
-            "the label in tables and records (default: the bot's hello name)")] = None,
+            "the label in tables and records (default: external(FILE), FILE the file name of the "
+            "command's last word; the hello's name once the program has answered)")] = None,
     ):
         super().__init__(seed)
         if not command or not command[0]:
