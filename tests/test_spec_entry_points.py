@@ -52,6 +52,7 @@ def test_an_sprt_and_a_study_refuse_seed_in_a_spec():
     ["series", "--bot", "greedy:seed=4", "--bot", "greedy"],
     ["sprt", "--bot", "greedy:seed=4", "--bot", "greedy", "--elo1", "5", "--no-mlflow"],
     ["study", "marker", "--bot", "greedy:seed=4", "--deals", "2"],
+    ["study", "marker", "--bot", "greedy", "--field", "random:seed=3", "--deals", "2"],
 ])
 def test_every_command_refuses_seed_in_a_spec_in_one_line(args, tmp_path):
     if args[0] in ("sprt", "study"):
@@ -61,6 +62,7 @@ def test_every_command_refuses_seed_in_a_spec_in_one_line(args, tmp_path):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.output
     assert "seed is not a bot parameter" in lines[0] and "Traceback" not in result.output
+    assert lines[0].count("bot spec") == 1
     assert not any(tmp_path.iterdir())  # nothing was started
 
 
