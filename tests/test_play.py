@@ -476,9 +476,11 @@ def test_bad_position_files_give_one_error_line(tmp_path):
 
 # ---------------------------------------------------------------- a bot that fails
 @pytest.mark.parametrize("spec, words", [
-    ("bots.base:Bot", "error: seat 0 (bot) forfeits in round 1: NotImplementedError; the game stops"),
-    (f"external:command={sys.executable} -c pass",
-     "error: seat 0 (external(pass)) forfeits in round 1: exited with code 0; the game stops"),
+    pytest.param("bots.base:Bot", "error: seat 0 (bot) forfeits in round 1: NotImplementedError; the game stops",
+                 id="raises"),
+    pytest.param(f"external:command={sys.executable} -c pass",
+                 "error: seat 0 (external(pass)) forfeits in round 1: exited with code 0; the game stops",
+                 id="program-quits"),
 ])
 def test_the_command_stops_with_one_error_line_when_a_bot_forfeits(spec, words):
     result = invoke("--vs", spec, "--seat", 1, "--seed", 1, "--plain", input="")

@@ -274,8 +274,9 @@ def test_a_bot_that_raises_at_a_move_or_a_reset_ends_the_series_with_a_series_er
 
 
 @pytest.mark.parametrize("spec, words", [
-    ("bots.base:Bot", "error: game 1, seat 1: NotImplementedError"),  # a Python bot that raises
-    (f"external:command={sys.executable} -c pass", "error: game 1, seat 1: exited with code 0"),  # quits
+    pytest.param("bots.base:Bot", "error: game 1, seat 1: NotImplementedError", id="raises"),
+    pytest.param(f"external:command={sys.executable} -c pass", "error: game 1, seat 1: exited with code 0",
+                 id="program-quits"),
 ])
 def test_cli_a_bot_that_forfeits_is_one_error_line(spec, words):
     out = runner.invoke(app, ["series", "--bot", "greedy", "--bot", spec, "--seed", "1", "--quiet"])
