@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import SEED_APART, bot_maker
+from .registry import SEED_APART, make_bot
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -48,7 +48,7 @@ def bot_from_spec(spec: str, seed: int):
     the spec and what is wrong with it."""
     kind, params = parse_bot_spec(spec)
     try:
-        return bot_maker(kind, params)(seed)
+        return make_bot(kind, seed=seed, **params)  # seed never in params: refused above
     except ValueError as exc:
         raise ValueError(f"bot spec {spec!r}: {exc}") from None
 
