@@ -79,7 +79,7 @@ class AzulEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        code = check_action(action)
+        code = action if type(action) is int and 0 <= action < N_ACTIONS else check_action(action)
         self._cumulative_rewards[agent] = 0.0
         if self._core.play(code):
             self.game.play(MOVES[code])  # raises IllegalMoveError with the reason
