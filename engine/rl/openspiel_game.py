@@ -133,7 +133,9 @@ class AzulState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """The game is over, or truncated (round MAX_ROUNDS + 1 is due)."""
-        return self.position._core.phase == OVER or truncated(self.position)
+        core = self.position._core
+        phase = core.phase
+        return phase == OVER or (phase == REFILL and core.round > MAX_ROUNDS)  # common.truncated
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.position._core.legal_codes()  # ascending, as OpenSpiel wants
