@@ -28,6 +28,7 @@ from bots import Bot, make_bot
 from engine import GameState, IllegalMoveError, Move, new_game
 from engine.loop import Dealt, step
 from engine.rules import COLOUR_NAMES, COLOURS
+from tournament.series import fault_text
 
 from . import render
 from .common import Plain, Variant, console, drawn_seed, fail, read_position, seed_option, spec_bot
@@ -48,8 +49,10 @@ HELP = """commands:
   quit               leave the game"""
 
 
-class LeaveGame(Exception):
-    """The person left: ``reason`` is ``"quit"`` or ``"eof"`` (no more input)."""
+class LeaveGame(BaseException):
+    """The person left: ``reason`` is ``"quit"`` or ``"eof"`` (no more input). A BaseException,
+    like Ctrl-C: it is no player's failure, so the loops that turn a bot's exception into a
+    forfeit (``tournament.series.play_series``) let it pass."""
 
     def __init__(self, reason: str):
         super().__init__(reason)
@@ -222,11 +225,17 @@ class _CommandDone(Exception):
     """A session command (undo, save, load) took the person's turn: no move this step."""
 
 
+class BotFailed(Exception):
+    """A bot failed at its move (it raised, an external program forfeited, or the rules refused
+    its move): the game cannot go on. The message names the seat, the bot, the round and why."""
+
+
 class PlaySession:
     """One game: people at ``human_seats``, bots at the others, deals from ``seed``.
 
     ``state`` continues a given position (``--load``); otherwise a new game of ``players`` and
-    ``variant``. ``run()`` plays to the end and returns ``"over"``, ``"quit"`` or ``"eof"``.
+    ``variant``. ``run()`` plays to the end and returns ``"over"``, ``"quit"`` or ``"eof"``; a bot
+    that fails at its move raises ``BotFailed``.
     """
 
     def __init__(self, bots: list[tuple[int, Bot]], human_seats: list[int] | tuple[int, ...] = (0,),
@@ -272,10 +281,15 @@ class PlaySession:
     def step(self) -> None:
         """One deal or one move (the person's prompt commands happen here too)."""
         state = self.state
+        seat = state.to_move
         try:
             event = step(state, self._act, lambda r: self.deals.randrange(2**63))
         except _CommandDone:
             return
+        except (TypeError, ValueError) as exc:  # a bot's answer the rules refuse (a person's is checked)
+            if seat in self.human_seats or state.phase == "refill":
+                raise
+            raise self._failed(seat, exc) from None
         if type(event) is Dealt:
             self.history.clear()  # a deal is agreed: undo never goes back past it
             if state.is_over:
@@ -294,7 +308,10 @@ class PlaySession:
     def _act(self, seat: int, view: GameState) -> Move:
         """The move of ``seat``: a bot's, or the person's (whose session commands run here)."""
         if seat not in self.human_seats:
-            return self.bots[seat].act(view)
+            try:
+                return self.bots[seat].act(view)
+            except Exception as exc:  # a bot's own bug, an external program's forfeit
+                raise self._failed(seat, exc) from None
         choice = self.human.choose(self.state, show_position=self._redraw)
         if isinstance(choice, Command):
             before = self.state
@@ -304,6 +321,10 @@ class PlaySession:
         self._redraw = True
         self.history.append((self.state.clone(), str(choice)))
         return choice
+
+    def _failed(self, seat: int, exc: Exception) -> BotFailed:
+        return BotFailed(f"seat {seat} ({self.bots[seat].name}) forfeits in round {self.state.round}: "
+                         f"{fault_text(exc)}; the game stops")
 
     # ------------------------------------------------------------ session commands
     def _undo(self, _arg: str) -> None:
@@ -415,6 +436,13 @@ def play(
                   f"you are seat {seat}; {names} | type help for the commands", soft_wrap=True)
     try:
         session.run()
+    except BotFailed as exc:
+        fail(str(exc))
     except KeyboardInterrupt:
         out.print("\ninterrupted: the game stops here")
         raise typer.Exit(130) from None
+    finally:
+        for _, bot in bots:
+            close = getattr(bot, "close", None)
+            if callable(close):
+                close()

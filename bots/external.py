@@ -27,6 +27,8 @@ from .registry import Param, register
 PROTOCOL = "azul-bot/1"
 STDERR_LINES = 50  # the stderr lines kept (each cut to STDERR_LINE_CHARS)
 STDERR_LINE_CHARS = 2000
+LINE_CHARS = 1_000_000  # the longest line (newline not counted) a bot may send on stdout
+QUEUED_LINES = 16  # stdout lines read ahead of the referee; then the bot waits to write more
 KILL_GRACE = 1.0  # seconds between terminate and kill
 MOVE_TIME = 5.0  # seconds per move when neither move_time nor the referee sets a limit
 
@@ -38,6 +40,9 @@ class BotForfeit(RuntimeError):
         super().__init__(reason)
         self.reason = reason
         self.kind = kind
+
+
+TOO_LONG = object()  # the stdout reader's mark for a line over LINE_CHARS (it stops reading)
 
 
 def _garbage(line: str) -> BotForfeit:
@@ -60,7 +65,8 @@ class ExternalBot(Bot):
         startup_time: Annotated[float, Param(
             "seconds it has to answer the hello", 0.001, 3600.0)] = 10.0,
         name: Annotated[str | None, Param(
-            "the label in tables and records (default: the bot's hello name)")] = None,
+            "the label in tables and records (default: external(FILE), FILE the file name of the "
+            "command's last word; the hello's name once the program has answered)")] = None,
     ):
         super().__init__(seed)
         if not command or not command[0]:
@@ -72,7 +78,7 @@ class ExternalBot(Bot):
         self.hello: dict[str, Any] | None = None  # the bot's hello: name, version
         self.last_info: Any = None  # the "info" of its last move, if it sent one
         self.process: subprocess.Popen | None = None
-        self._lines: queue.Queue = queue.Queue()
+        self._lines: queue.Queue = queue.Queue(QUEUED_LINES)
         self._stderr: collections.deque = collections.deque(maxlen=STDERR_LINES)
         self._threads: list[threading.Thread] = []
 
@@ -159,7 +165,7 @@ class ExternalBot(Bot):
         except OSError as exc:
             raise BotForfeit(f"could not start {self.command[0]!r}: {exc.strerror or exc}",
                              "error") from None
-        self._lines = queue.Queue()
+        self._lines = queue.Queue(QUEUED_LINES)
         self._stderr = collections.deque(maxlen=STDERR_LINES)
         self._threads = [
             threading.Thread(target=self._pump_stdout, args=(self.process.stdout, self._lines),
@@ -199,7 +205,7 @@ class ExternalBot(Bot):
         return state
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state, _lines=queue.Queue(),
+        self.__dict__.update(state, _lines=queue.Queue(QUEUED_LINES),
                              _stderr=collections.deque(maxlen=STDERR_LINES))
 
     def __del__(self) -> None:
@@ -211,8 +217,16 @@ class ExternalBot(Bot):
     # ------------------------------------------------------------ helpers
     @staticmethod
     def _pump_stdout(stream, lines: queue.Queue) -> None:
+        """Each line into ``lines`` (bounded: a bot that writes faster than the referee reads
+        waits); a line over LINE_CHARS puts TOO_LONG and stops reading, so memory stays bounded."""
         try:
-            for line in stream:
+            while True:
+                line = stream.readline(LINE_CHARS + 1)
+                if not line:
+                    break
+                if len(line) > LINE_CHARS and not line.endswith("\n"):
+                    lines.put(TOO_LONG)
+                    return
                 lines.put(line)
         except (OSError, ValueError):
             pass
@@ -247,12 +261,14 @@ class ExternalBot(Bot):
                 self._forfeit(BotForfeit(timeout_reason(), "timeout"))
             if line is None:
                 self._forfeit(self._exited())
+            if line is TOO_LONG:
+                self._forfeit(BotForfeit(f"sent a line longer than {LINE_CHARS} characters", "error"))
             line = line.strip()
             if not line:
                 continue
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deep to read
                 self._forfeit(_garbage(line))
             if not isinstance(message, dict):
                 self._forfeit(_garbage(line))
@@ -284,11 +300,22 @@ class ExternalBot(Bot):
                 self._signal(process, getattr(signal, "SIGKILL", signal.SIGTERM))
                 process.wait()
         self._close(process.stdin)
-        for thread in self._threads:
-            thread.join(timeout=KILL_GRACE)
+        deadline = time.monotonic() + KILL_GRACE
+        for thread in self._threads:  # the stdout reader may wait on a full queue: empty it
+            while thread.is_alive() and time.monotonic() < deadline:
+                self._drain(self._lines)
+                thread.join(timeout=0.01)
         if not any(thread.is_alive() for thread in self._threads):
             self._close(process.stdout)
             self._close(process.stderr)
+
+    @staticmethod
+    def _drain(lines: queue.Queue) -> None:
+        try:
+            while True:
+                lines.get_nowait()
+        except queue.Empty:
+            pass
 
     @staticmethod
     def _close(stream) -> None:

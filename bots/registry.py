@@ -10,7 +10,10 @@ in a ``Param`` inside ``typing.Annotated``::
 
     iterations: Annotated[int, Param("search iterations per move", 1, 10_000_000)] = 5000
 
-``Literal[...]`` gives the choices, ``X | None`` allows None. ``check_params`` checks names,
+``Literal[...]`` gives the choices, ``X | None`` allows None. A list parameter also takes one
+text, split into words as a POSIX shell would (no shell runs): that is how a spec writes one
+(``external:command=python3 my_bot.py``). ``seed`` is never a parameter (``SEED_APART``): every
+command seeds its bots itself. ``check_params`` checks names,
 types and ranges against these declarations; ``make_bot``, ``bots.spec.bot_from_spec`` and league
 configs all go through it. Building a class directly (``MCTSBot(iterations=...)``) is the
 unchecked fast path, for values already checked.
@@ -21,6 +24,7 @@ import functools
 import importlib
 import inspect
 import math
+import shlex
 import types
 import typing
 from collections.abc import Callable
@@ -33,6 +37,8 @@ from .base import Bot
 
 BOTS: dict[str, type[Bot]] = {}
 REQUIRED = inspect.Parameter.empty  # the default of a parameter that has none
+SEED_APART = ("seed is not a bot parameter: each command seeds its bots itself (azul play and series "
+              "--seed, azul sprt --bot-seed, a league bot's seed field, a study's seed)")
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,8 @@ class Parameter:
         elif self.kind in (int, float):
             text = ("an integer" if self.kind is int else "a number") + _span(self.low, self.high)
         elif self.kind is list:
-            text = f"a list of {_number(self.low)} or more strings" if self.low else "a list of strings"
+            text = (f"a list of {_number(self.low)} or more strings" if self.low else "a list of strings") \
+                + " (or one text of words, split as a shell would)"
         else:
             text = {bool: "true or false", str: "text"}.get(self.kind, "any value")
         return text + (" (or null for none)" if self.optional else "")
@@ -123,6 +130,8 @@ def check_params(type_name: str, params: dict[str, Any]) -> dict[str, Any]:
     known = bot_parameters(type_name)
     checked = {}
     for name, value in params.items():
+        if name == "seed":
+            raise ValueError(f"{type_name}: {SEED_APART}")
         if name not in known:
             choices = ", ".join(known) or "none"
             raise ValueError(f"{type_name}: unknown parameter {shown(name)} (its parameters: {choices})")
@@ -214,9 +223,16 @@ def _parameter(name: str, hint: Any, default: Any) -> Parameter:
 def _check(type_name: str, p: Parameter, value: Any) -> Any:
     if value is None and p.optional:
         return None
+    given = value
+    if p.kind is list and isinstance(value, str):  # one text (a spec's value): its words
+        try:
+            value = shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"{type_name}: parameter {p.name}: cannot split {shown(value)} into words "
+                             f"({exc})") from None
     if _fits(p, value):
         return float(value) if p.kind is float else list(value) if p.kind is list else value
-    raise ValueError(f"{type_name}: parameter {p.name} must be {p.expects()}, not {shown(value)}")
+    raise ValueError(f"{type_name}: parameter {p.name} must be {p.expects()}, not {shown(given)}")
 
 
 def _fits(p: Parameter, value: Any) -> bool:

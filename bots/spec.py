@@ -7,15 +7,17 @@
 
 TYPE is a registered bot type or a ``module:Class`` import path (``my_bots:Clever:depth=3``; the
 class name starts with a capital letter, which tells it from a parameter list).
-Values read as integers, then numbers, then true/false, else stay text. The command line (``azul
-play --vs``, ``azul series --bot``), league configs that list a bot as one string, and the
-benchmarks all read specs here.
+Values read as integers, then numbers, then true/false, else stay text (a list parameter takes
+the text as words, ``external:command=python3 my_bot.py``: bots/registry.py). ``seed`` is refused
+by name: each command seeds its bots itself. The command line (``azul play --vs``, ``azul series
+--bot``, ``azul sprt --bot``, ``azul study --bot``), league configs that list a bot as one string,
+and the benchmarks all read specs here.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .registry import make_bot
+from .registry import SEED_APART, make_bot
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -35,6 +37,8 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"bot spec {spec!r}: {item!r} is not key=value")
         if key.strip() in params:
             raise ValueError(f"bot spec {spec!r}: {key.strip()} is given twice")
+        if key.strip() == "seed":
+            raise ValueError(f"bot spec {spec!r}: {SEED_APART}")
         params[key.strip()] = _value(value.strip())
     return kind, params
 
@@ -44,7 +48,7 @@ def bot_from_spec(spec: str, seed: int):
     the spec and what is wrong with it."""
     kind, params = parse_bot_spec(spec)
     try:
-        return make_bot(kind, seed=seed, **params)
+        return make_bot(kind, seed=seed, **params)  # seed never in params: refused above
     except ValueError as exc:
         raise ValueError(f"bot spec {spec!r}: {exc}") from None
 

@@ -12,6 +12,12 @@ MODE is one of:
   silent-hello   reads the hello and never answers it
   chatty         writes megabytes to stderr before each answer, then plays the first legal move
   slow-start     sleeps ARG seconds before answering hello, then plays the first legal move
+  flood          answers hello, then at its first move writes ARG megabytes (default 3) with no
+                 newline and waits
+  nested         answers hello, then answers a move with JSON nested 100,000 deep
+  nested-hello   answers hello with JSON nested 100,000 deep
+  spam           answers hello, writes ARG info lines of 100,000 characters each (default 100),
+                 then plays the first legal move
   log            appends "hello SEED", "reset SEED" and "move TIME_LEFT" lines to the file ARG,
                  plays the first legal move with info {"resets": resets so far}
 """
@@ -21,7 +27,8 @@ import sys
 import time
 
 mode = sys.argv[1]
-arg = sys.argv[2] if len(sys.argv) > 2 else "1B9"
+arg = sys.argv[2] if len(sys.argv) > 2 else {"flood": "3", "spam": "100"}.get(mode, "1B9")
+NESTED = "[" * 100_000 + "]" * 100_000
 if mode == "stubborn":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 resets = 0
@@ -45,7 +52,13 @@ for line in sys.stdin:
         if mode == "slow-start":
             time.sleep(float(arg))
         log(f"hello {message['seed']}")
+        if mode == "nested-hello":
+            print(NESTED, flush=True)
+            continue
         say({"type": "hello", "name": f"broken-{mode}", "version": "0"})
+        if mode == "spam":
+            for _ in range(int(arg)):
+                say({"type": "info", "pad": "x" * 100_000})
     elif message["type"] == "move":
         if mode == "crash":
             print("Traceback (most recent call last):\nRuntimeError: boom", file=sys.stderr)
@@ -53,6 +66,13 @@ for line in sys.stdin:
             sys.exit(3)
         if mode in ("hang", "stubborn"):
             time.sleep(3600)
+        if mode == "flood":
+            for _ in range(int(arg) * 16):
+                sys.stdout.write("x" * 65536)
+                sys.stdout.flush()
+            time.sleep(3600)
+        if mode == "nested":
+            print(NESTED, flush=True)
         if mode == "garbage":
             print("xyz", flush=True)
         elif mode == "illegal":
@@ -61,7 +81,7 @@ for line in sys.stdin:
             for _ in range(2000):
                 print("thinking " * 100, file=sys.stderr)
             say({"type": "move", "move": message["legal"][0]})
-        elif mode in ("slow-start", "log"):
+        elif mode in ("slow-start", "log", "spam"):
             log(f"move {message['time_left']}")
             say({"type": "move", "move": message["legal"][0], "info": {"resets": resets}})
     elif message["type"] == "reset":

@@ -30,7 +30,7 @@ def test_a_bad_value_names_the_bot_the_field_and_the_range(value):
     ("heuristic", {"line": float("inf")}, "heuristic: parameter line must be a number from 0 to 10, not inf"),
     ("mcts", {"rollout": "game"}, "mcts: parameter rollout must be one of 'random', 'greedy', 'heuristic'"),
     ("mcts", {"seconds": 0}, "mcts: parameter seconds must be a number from 0.001 to 3600 (or null for none)"),
-    ("external", {"command": "bot.py"}, "external: parameter command must be a list of 1 or more strings"),
+    ("external", {"command": ""}, "external: parameter command must be a list of 1 or more strings"),
     ("external", {}, "external: parameter command is required: the program and its arguments"),
     ("greedy", {"depth": 2}, "greedy: unknown parameter 'depth' (its parameters: none)"),
 ])

@@ -116,6 +116,8 @@ def test_a_chatty_stderr_cannot_block_the_bot():
     ("illegal", [], "illegal", "illegal move 1B9: not a move (a draft is "),
     ("illegal", ["6B1"], "illegal", "illegal move 6B1: factory 6 does not exist: a 2-player game has 5"),
     ("illegal", ["1K1"], "illegal", "illegal move 1K1: factory 1 has no black"),
+    ("flood", [], "error", "sent a line longer than 1000000 characters"),
+    ("nested", [], "error", "sent garbage: '[[[["),
 ])
 def test_a_broken_bot_forfeits_and_is_killed(mode, args, kind, message):
     bot = broken(mode, *args)
@@ -143,6 +145,40 @@ def test_a_bot_that_does_not_answer_hello():
     assert caught.value.kind == "timeout"
     assert str(caught.value) == "did not answer hello within 0.5 s"
     assert bot.process is None and bot.hello is None
+
+
+def test_a_line_too_deep_to_read_at_hello_is_a_forfeit_and_the_program_is_killed(tmp_path):
+    bot = broken("nested-hello", startup_time=5.0)
+    with pytest.raises(BotForfeit) as caught:
+        bot.reset()
+    assert caught.value.kind == "error" and str(caught.value).startswith("sent garbage: '[[[[")
+    assert bot.process is None and bot.hello is None
+
+
+def test_after_a_protocol_forfeit_the_next_game_starts_with_a_hello(tmp_path, monkeypatch):
+    bot = broken("nested", move_time=5.0)
+    bot.reset()
+    first = bot.process
+    with pytest.raises(BotForfeit, match="sent garbage"):
+        bot.act(new_game(players=2, seed=1))
+    assert_gone(first)
+    bot.command[-1] = "log"  # the next program logs what it is told
+    bot.command.append(str(tmp_path / "log.txt"))
+    bot.reset()
+    assert bot.process is not None and bot.hello["name"] == "broken-log"
+    assert (tmp_path / "log.txt").read_text().splitlines() == [f"hello {bot.seed}"]
+    bot.close()
+
+
+def test_stdout_read_ahead_is_bounded():
+    from bots.external import LINE_CHARS, QUEUED_LINES
+    assert QUEUED_LINES * LINE_CHARS <= 20_000_000  # the most a bot can make the referee hold
+    with broken("spam", "100", move_time=10.0) as bot:
+        bot.start()
+        time.sleep(1.0)  # the bot has written all it can
+        assert bot._lines.qsize() <= QUEUED_LINES
+        state = new_game(players=2, seed=1)
+        assert bot.act(state) == state.legal_moves()[0]  # the info lines are read and skipped
 
 
 def test_a_forfeit_ends_one_game_and_the_next_starts_a_fresh_process():
@@ -176,7 +212,7 @@ def test_command_is_required(params):
 
 
 @pytest.mark.parametrize("params,name", [
-    ({"command": "python3 bot.py"}, "command"),
+    ({"command": "python3 'bot.py"}, "command"),
     ({"command": [sys.executable, 3]}, "command"),
     ({"command": [""]}, "command"),
     ({"command": RANDOM_BOT, "move_time": 0}, "move_time"),

@@ -4,6 +4,7 @@ import io
 import json
 import random
 import re
+import sys
 
 import pytest
 from rich.console import Console
@@ -471,3 +472,32 @@ def test_bad_position_files_give_one_error_line(tmp_path):
         assert result.exit_code == 1, (args, result.output)
         assert result.stderr.startswith("error: ") and message in result.stderr, result.stderr
         assert len(result.stderr.splitlines()) == 1
+
+
+# ---------------------------------------------------------------- a bot that fails
+@pytest.mark.parametrize("spec, words", [
+    pytest.param("bots.base:Bot", "error: seat 0 (bot) forfeits in round 1: NotImplementedError; the game stops",
+                 id="raises"),
+    pytest.param(f"external:command={sys.executable} -c pass",
+                 "error: seat 0 (external(pass)) forfeits in round 1: exited with code 0; the game stops",
+                 id="program-quits"),
+])
+def test_the_command_stops_with_one_error_line_when_a_bot_forfeits(spec, words):
+    result = invoke("--vs", spec, "--seat", 1, "--seed", 1, "--plain", input="")
+    assert result.exit_code == 1, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert errors == [words], result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_bot_move_the_rules_refuse_stops_the_session():
+    from azul_cli.play import BotFailed
+    from bots import Bot
+
+    class Wrong(Bot):
+        def act(self, state):
+            return "1B9"
+
+    s, _ = session(bots=[(0, Wrong())], human=(1,))
+    with pytest.raises(BotFailed, match=r"^seat 0 \(bot\) forfeits in round 1: IllegalMoveError: not a move: '1B9'"):
+        s.run()

@@ -181,3 +181,75 @@ def test_openspiel_mcts_bot_plays_a_game():
         else:
             state.apply_action(rng.choice(state.legal_actions()))
     assert moves > 10 and sorted(state.returns()) == [-1.0, 1.0] or state.returns() == [0.0, 0.0]
+
+
+# ---------------------------------------------------------------- edges: the round limit, serialization
+def test_a_game_that_never_ends_is_truncated_within_max_game_length():
+    from engine.rl.common import MAX_ROUNDS, standing_ranks
+    from engine.rl.openspiel_game import max_game_length
+
+    game = load()
+    assert game.max_game_length() == max_game_length(2) == MAX_ROUNDS * (8 * 5 + 5 * 2)
+    state = game.new_initial_state()
+    for _ in range(game.max_game_length()):  # every draft to the floor that can go there: no row completes
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        else:
+            legal = state.legal_actions()
+            state.apply_action(next((a for a in legal if a < 300 and a % 6 == 5), legal[0]))
+    assert len(state.history()) <= game.max_game_length()
+    assert state.position.phase == "refill" and state.position.round == MAX_ROUNDS + 1
+    assert state.current_player() == pyspiel.PlayerId.TERMINAL and state.legal_actions() == []
+    assert state.returns() == win_returns(standing_ranks(state.position))
+    with pytest.raises(Exception, match="after the end of the game"):
+        state.apply_action(0)
+    again = game.deserialize_state(state.serialize())
+    assert again.is_terminal() and again.returns() == state.returns()
+
+
+def test_serialize_is_json_and_round_trips_from_a_set_position():
+    game = load(players=3)
+    start = new_game(players=3, seed=5)
+    start.play(start.legal_moves()[4])
+    state = game.new_initial_state()
+    state.set_position(start)
+    random_walk(state, random.Random(3), stop=lambda s: len(s.history()) >= 40)
+    text = state.serialize()
+    assert text.startswith('{"format":"python_azul-state/1","start":{"format":"azul-position/1"')
+    again = game.deserialize_state(text)
+    assert str(again) == str(state) and again.history() == state.history()
+    assert again.serialize() == text
+
+
+def test_deserialize_never_unpickles(tmp_path):
+    import base64
+    import os
+    import pickle
+
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {marker}",)
+
+    crafted = ("history=\nmove_number=0\n__dict__="
+               + base64.b64encode(pickle.dumps({"position": Payload()})).decode())
+    game = load()
+    with pytest.raises(ValueError, match="not a serialized state"):
+        game.deserialize_state(crafted)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("text, words", [
+    pytest.param("[" * 100_000, "not a serialized state", id="nested-too-deep"),
+    ('{"format": "python_azul-state/1", "start": null}', "has the fields format, start, actions"),
+    ('{"format": "python_azul-state/1", "start": null, "actions": [1.5]}', "actions must be a list of integers"),
+    ('{"format": "python_azul-state/1", "start": null, "actions": [7]}', r"action 0 \(7\) is not legal"),
+    ('{"format": "python_azul-state/1", "start": {"format": "azul-position/1"}, "actions": []}',
+     "serialized state: start: "),
+])
+def test_deserialize_refuses_what_serialize_does_not_write(text, words):
+    with pytest.raises(ValueError, match=words):
+        load().deserialize_state(text)

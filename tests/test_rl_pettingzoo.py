@@ -136,3 +136,68 @@ def test_bad_arguments(kwargs, message):
 def test_step_before_reset_says_so():
     with pytest.raises(RuntimeError, match="reset"):
         pettingzoo_env().step(0)
+
+
+# ---------------------------------------------------------------- edges: the round limit, order, actions
+def floor_first(mask):
+    """A policy that stalls the game: a draft to the floor whenever one is legal."""
+    legal = np.flatnonzero(mask)
+    floor = [a for a in legal if a < 300 and a % 6 == 5]
+    return int(floor[0] if floor else legal[0])
+
+
+def test_a_game_that_never_ends_is_truncated_after_max_rounds():
+    from engine.rl.common import MAX_ROUNDS, final_returns
+
+    env = pettingzoo_env(seed=1, reward="score")
+    env.reset(seed=1)
+    steps, ended = 0, {}
+    for agent in env.agent_iter(max_iter=50_000):
+        obs, reward, termination, truncation, _ = env.last()
+        if termination or truncation:
+            ended[agent] = (reward, termination, truncation)
+            env.step(None)
+            continue
+        env.step(floor_first(obs["action_mask"]))
+        steps += 1
+    assert env.game.phase == "refill" and env.game.round == MAX_ROUNDS + 1  # round 101 never dealt
+    expected = final_returns(env.game, "score")
+    assert ended == {agent: (expected[s], False, True) for s, agent in enumerate(env.possible_agents)}
+    assert steps < 50_000 and env.agents == []
+
+
+def test_last_render_and_step_outside_a_game_say_so():
+    env = pettingzoo_env(seed=3, render_mode="ansi")
+    for call in (env.last, env.render, lambda: env.step(0)):
+        with pytest.raises(RuntimeError, match=r"before reset\(\): call reset\(\) first"):
+            call()
+    play(env, seed=3)
+    for call in (env.last, lambda: env.step(None), lambda: env.step(0)):
+        with pytest.raises(RuntimeError, match=r"after the game ended .*: call reset\(\) for a new game"):
+            call()
+    assert env.render()  # the final position can still be drawn
+    env.reset(seed=4)
+    assert env.last()[2] is False
+
+
+@pytest.mark.parametrize("action", [1.5, 2.0, np.float64(1.0), True, "1", None, np.array([1])])
+def test_an_action_that_is_not_an_integer_code_is_refused(action):
+    env = pettingzoo_env(seed=2)
+    env.reset()
+    before = env.game.to_json()
+    with pytest.raises(ValueError, match=r"action must be a move code from 0 to 324 \(an integer\)"):
+        env.step(action)
+    assert env.game.to_json() == before
+
+
+def test_numpy_integer_actions_are_accepted():
+    env = pettingzoo_env(seed=2)
+    env.reset()
+    from engine import Move
+
+    expected = env.game.clone()
+    for wrap in (lambda code: code, np.array):  # a numpy int64, then a 0-d array
+        code = np.flatnonzero(env.last()[0]["action_mask"])[-1]
+        expected.play(Move(int(code)))
+        env.step(wrap(code))
+        assert env.game.to_json() == expected.to_json()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from typer.testing import CliRunner
@@ -253,3 +254,33 @@ def test_a_bot_that_forfeits_ends_the_series_with_one_error_line():
 
     with pytest.raises(SeriesError, match=r"^game 1, seat 1: the program went quiet$"):
         play_series(2, "colored", 3, lambda seat: make_bot("random", seed=seat) if seat == 0 else Forfeiting())
+
+
+def test_a_bot_that_raises_at_a_move_or_a_reset_ends_the_series_with_a_series_error():
+    from bots import Bot
+
+    class Raising(Bot):
+        def act(self, state):
+            raise RuntimeError("boom")
+
+    class NoReset(Bot):
+        def reset(self):
+            raise OSError("no program")
+
+    with pytest.raises(SeriesError, match=r"^game 1, seat 1: RuntimeError: boom$"):
+        play_series(2, "colored", 3, lambda seat: make_bot("random", seed=seat) if seat == 0 else Raising())
+    with pytest.raises(SeriesError, match=r"^game 1, seat 0: OSError: no program$"):
+        play_series(2, "colored", 3, lambda seat: NoReset() if seat == 0 else make_bot("random"))
+
+
+@pytest.mark.parametrize("spec, words", [
+    pytest.param("bots.base:Bot", "error: game 1, seat 1: NotImplementedError", id="raises"),
+    pytest.param(f"external:command={sys.executable} -c pass", "error: game 1, seat 1: exited with code 0",
+                 id="program-quits"),
+])
+def test_cli_a_bot_that_forfeits_is_one_error_line(spec, words):
+    out = runner.invoke(app, ["series", "--bot", "greedy", "--bot", spec, "--seed", "1", "--quiet"])
+    assert out.exit_code == 1, out.output
+    errors = [line for line in out.output.splitlines() if line.startswith("error: ")]
+    assert errors == [words], out.output
+    assert "Traceback" not in out.output and "series result" not in out.output

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from bots import make_bot
+from bots import bot_maker
 from bots.spec import parse_bot_spec
 from engine.errors import shown
 from engine.rules import VARIANTS
@@ -249,7 +249,7 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
         seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0, MAX_SEED)
         time_limit = _seconds(item.get("time_limit"), f"{where}.time_limit")
         try:
-            proto = make_bot(bot_type, seed=seed, **params)
+            proto = bot_maker(bot_type, params)(seed)
         except ValueError as exc:
             text = str(exc)
             field_name = f"{where}.type" if "unknown bot type" in text or "cannot import" in text \

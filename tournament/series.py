@@ -29,7 +29,17 @@ class Player(Protocol):
 
 
 class SeriesError(ValueError):
-    """A series that cannot be played on: bad arguments, or a player that made an illegal move."""
+    """A series that cannot be played on: bad arguments, or a player that failed (an illegal
+    move, an exception from its ``act`` or ``reset``, an external program's forfeit)."""
+
+
+def fault_text(exc: Exception) -> str:
+    """A player's failure in words: a forfeit's own reason (an exception with a ``kind``, as an
+    external bot's ``BotForfeit``), else ``Type: message`` as a league records it."""
+    text = str(exc)
+    if getattr(exc, "kind", None) is not None and text:
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 @dataclass(frozen=True)
@@ -110,8 +120,9 @@ def play_series(players: int, variant: str, seed: int, make_player: Callable[[in
     copy of the position and returns a move. Callbacks: ``on_game_start(game, opener)``,
     ``on_deal(game, state)`` after each deal, ``on_move(game, seat, move, state)`` after each
     move, ``on_game_end(SeriesGame)`` once a game is over (game one's totals and complete rows,
-    before game two starts). A move the rules forbid raises ``SeriesError`` naming the game and
-    the seat.
+    before game two starts). A player that fails (a move the rules forbid, an ``Exception`` from
+    its ``act`` or ``reset``) ends the series: ``SeriesError`` names the game, the seat and why.
+    A BaseException (Ctrl-C, a person leaving ``azul series``) passes through as it is.
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise SeriesError(f"seed must be a whole number, 0 or more, not {seed!r}")
@@ -131,10 +142,13 @@ def play_series(players: int, variant: str, seed: int, make_player: Callable[[in
 
 
 def _play_one(number, players, variant, deal_seed, opener, seats, on_game_start, on_deal, on_move):
-    for player in seats:
+    for seat, player in enumerate(seats):
         reset = getattr(player, "reset", None)
         if callable(reset):
-            reset()
+            try:
+                reset()
+            except Exception as exc:  # e.g. an external program that does not start
+                raise SeriesError(f"game {number}, seat {seat}: {fault_text(exc)}") from None
     if on_game_start is not None:
         on_game_start(number, opener)
     state = new_game(players=players, variant=variant, opener=opener)
@@ -144,10 +158,8 @@ def _play_one(number, players, variant, deal_seed, opener, seats, on_game_start,
     def act(seat: int, view: GameState) -> Move:
         try:
             move = seats[seat].act(view)
-        except Exception as exc:
-            if getattr(exc, "kind", None) is None:  # a person leaving, a bot's own bug: as they are
-                raise
-            raise SeriesError(f"game {number}, seat {seat}: {exc}") from None  # a forfeit (BotForfeit)
+        except Exception as exc:  # a forfeit (BotForfeit), a bot's own bug
+            raise SeriesError(f"game {number}, seat {seat}: {fault_text(exc)}") from None
         try:
             return move if isinstance(move, Move) else Move.parse(move)
         except (IllegalMoveError, ValueError, TypeError) as exc:

@@ -77,8 +77,9 @@ class SprtSettings:
                      for i, s in enumerate(self.seeds))
 
     def bot_names(self) -> tuple[str, str]:
-        """The spec texts; with a seed each when both bots have the same spec (an A/A test)."""
-        new, base = self.new.strip(), self.base.strip()
+        """The spec texts (a spec with a path, an external program's, gives the bot's own name);
+        with a seed each when both bots have the same name (an A/A test)."""
+        new, base = _label(self.new), _label(self.base)
         if new != base:
             return new, base
         s0, s1 = self.bot_seeds()
@@ -101,6 +102,17 @@ class SprtSettings:
         return {"new": new, "base": base, "elo0": float(self.elo0), "elo1": float(self.elo1),
                 "alpha": float(self.alpha), "beta": float(self.beta), "model": self.model,
                 "max_pairs": self.max_pairs}
+
+
+def _label(spec: str) -> str:
+    """A bot's name in the test: its spec text, or the bot's own name when the text holds a '/'
+    (which a name may not: ``external:command=python3 bots/mine.py`` is ``external(mine.py)``)."""
+    spec = spec.strip()
+    if "/" not in spec:
+        return spec
+    from bots.spec import bot_from_spec
+
+    return bot_from_spec(spec, 0).name
 
 
 def _spec_entry(spec: str) -> dict:

@@ -132,7 +132,10 @@ def league_config(study: StudyConfig) -> LeagueConfig:
     entries = []
     for i, spec in enumerate(bot_specs(study)):
         try:
-            kind, params = parse_bot_spec(spec)
+            kind, params = parse_bot_spec(spec)  # its errors name the spec
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        try:
             name = make_bot(kind, seed=0, **params).name
         except ValueError as exc:
             raise ConfigError(f"bot spec {spec!r}: {exc}") from None

@@ -10,7 +10,7 @@ these functions are called, so ``import engine`` and ``import engine.rl`` never 
 """
 from __future__ import annotations
 
-from .common import (N_ACTIONS, observation, observation_layout, score_returns, split_observation,
+from .common import (MAX_ROUNDS, N_ACTIONS, observation, observation_layout, score_returns, split_observation,
                      win_returns)
 
 
@@ -41,5 +41,5 @@ def _need(module: str, package: str | None = None) -> None:
         raise ImportError(f"engine.rl needs {package or module}: pip install -e \".[rl]\"")
 
 
-__all__ = ["N_ACTIONS", "observation", "observation_layout", "pettingzoo_env", "register_openspiel",
+__all__ = ["MAX_ROUNDS", "N_ACTIONS", "observation", "observation_layout", "pettingzoo_env", "register_openspiel",
            "score_returns", "split_observation", "win_returns"]

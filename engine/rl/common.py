@@ -6,11 +6,16 @@ import numpy as np
 
 from .._rl import legal_mask, observation_size, observe, random_rollout
 from ..notation import N_CODES
-from ..rules import FACTORIES, VARIANTS, ranks
+from ..rules import FACTORIES, VARIANTS, REFILL, complete_rows, ranks
 from ..state import GameState
 
 N_ACTIONS = N_CODES  # move codes: drafts (source * 5 + colour) * 6 + destination, gray tiling 300 + line * 5 + column
 REWARDS = ("win", "score")
+# The rounds an RL game may last: a game still going when round MAX_ROUNDS + 1 is due is
+# truncated. Each wall holds at most 20 tiles without a complete row, so a game in which some tile
+# reaches a wall every round ends by round 20 * players + 1 (81 for 4 players); only rounds where no
+# tile reaches any wall can stretch it, and a table can repeat those forever (docs/rl.md).
+MAX_ROUNDS = 100
 
 
 def check_players(players) -> int:
@@ -93,12 +98,43 @@ def rollout_ranks(state: GameState, seed: int) -> list[int]:
     return ranks(scores, rows)
 
 
-def final_returns(state: GameState, reward: str) -> list[float]:
+def truncated(state: GameState) -> bool:
+    """Whether the game is cut off at the round limit: round MAX_ROUNDS + 1 is due to be dealt."""
+    core = state._core
+    return core.phase == REFILL and core.round > MAX_ROUNDS
+
+
+def standing_ranks(state: GameState) -> list[int]:
+    """The final ranks of a finished game; of a truncated one, the ranks as it stands (score,
+    then complete rows; no end bonuses)."""
     pos = state.to_json()
+    if "ranks" in pos:
+        return pos["ranks"]
+    return ranks([b["score"] for b in pos["boards"]], [complete_rows(b["wall"]) for b in pos["boards"]])
+
+
+def final_returns(state: GameState, reward: str) -> list[float]:
+    """The rewards of a finished or truncated game (``standing_ranks``)."""
     if reward == "win":
-        return win_returns(pos["ranks"])
-    return score_returns([b["score"] for b in pos["boards"]])
+        return win_returns(standing_ranks(state))
+    return score_returns(list(state.scores))
 
 
-__all__ = ["N_ACTIONS", "VARIANTS", "REWARDS", "observation", "observation_layout", "rollout_ranks", "split_observation",
-           "win_returns", "score_returns", "final_returns"]
+def check_action(action) -> int:
+    """An action as a move code: an integer (Python or numpy, or a 0-d integer array) from 0 to
+    N_ACTIONS - 1; anything else (a float, even 2.0; a bool) is a ValueError."""
+    if type(action) is not int:
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be a move code from 0 to {N_ACTIONS - 1} (an integer), "
+                             f"not {action!r}")
+        action = int(action)
+    if not 0 <= action < N_ACTIONS:
+        raise ValueError(f"action must be a move code from 0 to {N_ACTIONS - 1}, not {action!r}")
+    return action
+
+
+__all__ = ["MAX_ROUNDS", "N_ACTIONS", "VARIANTS", "REWARDS", "check_action", "observation", "observation_layout",
+           "rollout_ranks", "split_observation", "standing_ranks", "truncated", "win_returns", "score_returns",
+           "final_returns"]

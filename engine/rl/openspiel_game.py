@@ -6,6 +6,11 @@ whole lid goes into it, as the rules say. Factory 1 is filled first, four tiles 
 round's tiles are all drawn, they are installed with the engine's checked forced deal
 (``GameState.deal(factories=...)``), which is the deal ``deal(seed=...)`` would have made had its
 generator drawn the same colours.
+
+A game still going when round ``MAX_ROUNDS + 1`` is due is truncated: terminal, its returns those
+of the position as it stands, so ``max_game_length`` is a true bound. ``serialize()`` and
+``game.deserialize_state(text)`` use a JSON text of this module's own (the start and the actions),
+parsed and replayed move by move; nothing is unpickled.
 """
 from __future__ import annotations
 
@@ -18,9 +23,11 @@ from .._rl import observation_size, observe
 from ..notation import MOVES
 from ..rules import COLOUR_NAMES, COLOURS, FACTORIES, OVER, REFILL
 from ..state import GameState, new_game
-from .common import N_ACTIONS, check_players, check_variant, observation_layout, win_returns
+from .common import (MAX_ROUNDS, N_ACTIONS, check_players, check_variant, observation_layout, standing_ranks,
+                     truncated, win_returns)
 
 NAME = "python_azul"
+STATE_FORMAT = "python_azul-state/1"  # what serialize() writes and deserialize_state() reads
 
 
 def game_type() -> pyspiel.GameType:
@@ -43,10 +50,10 @@ def game_type() -> pyspiel.GameType:
 
 
 def max_game_length(players: int) -> int:
-    """A bound for 100 rounds: per round at most 4 tiles a factory drawn, as many drafts, and
-    five tiling moves per seat. Azul itself has no bound (a table that sends every tile to the
-    floor never ends a round with a complete row); games of random play last about 5 to 10."""
-    return 100 * (8 * FACTORIES[players] + 5 * players)
+    """The most actions a game can take, chance included: MAX_ROUNDS rounds (then it is
+    truncated), each at most 4 tiles a factory drawn, as many drafts (a draft takes a tile or
+    more), and five tiling moves per seat."""
+    return MAX_ROUNDS * (8 * FACTORIES[players] + 5 * players)
 
 
 class AzulGame(pyspiel.Game):
@@ -65,6 +72,40 @@ class AzulGame(pyspiel.Game):
     def new_initial_state(self):
         return AzulState(self)
 
+    def deserialize_state(self, text: str) -> "AzulState":
+        """The state ``state.serialize()`` wrote: its JSON parsed and checked, the start position
+        read with the engine's checks, the actions replayed one by one as legal actions. Anything
+        else is a ValueError; the text is never unpickled (OpenSpiel's own form for Python games,
+        ``history=...__dict__=<pickle>``, is refused)."""
+        if not isinstance(text, str):
+            raise ValueError(f"python_azul: a serialized state is text, not {type(text).__name__}")
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None
+        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+            raise ValueError(f"python_azul: not a serialized state (a JSON object with format "
+                             f"{STATE_FORMAT!r}, from state.serialize()): {text[:60]!r}")
+        if set(data) != {"format", "start", "actions"}:
+            raise ValueError(f"python_azul: a serialized state has the fields format, start, actions, "
+                             f"not {sorted(data)}")
+        actions = data["actions"]
+        if not isinstance(actions, list) or not all(type(a) is int for a in actions):
+            raise ValueError("python_azul: serialized state: actions must be a list of integers")
+        state = AzulState(self)
+        if data["start"] is not None:
+            try:
+                state.set_position(GameState.from_json(data["start"]))
+            except ValueError as exc:
+                raise ValueError(f"python_azul: serialized state: start: {exc}") from None
+        for i, action in enumerate(actions):
+            allowed = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                       else [] if state.is_terminal() else state.legal_actions())
+            if action not in allowed:
+                raise ValueError(f"python_azul: serialized state: action {i} ({action}) is not legal there")
+            state.apply_action(action)
+        return state
+
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"python_azul observers take no parameters, not {params}")
@@ -77,6 +118,8 @@ class AzulState(pyspiel.State):
     def __init__(self, game: AzulGame):
         super().__init__(game)
         self.position = new_game(game.players, game.variant)
+        self.start: dict | None = None  # the position set_position put it at, if any
+        self.start_ply = 0  # the history's length then
         self._begin_deal()
 
     # ------------------------------------------------------------ the OpenSpiel API
@@ -85,11 +128,14 @@ class AzulState(pyspiel.State):
         if phase == OVER:
             return pyspiel.PlayerId.TERMINAL
         if phase == REFILL:
-            return pyspiel.PlayerId.CHANCE
+            return pyspiel.PlayerId.TERMINAL if truncated(self.position) else pyspiel.PlayerId.CHANCE
         return self.position._core.to_move
 
     def is_terminal(self) -> bool:
-        return self.position._core.phase == OVER
+        """The game is over, or truncated (round MAX_ROUNDS + 1 is due)."""
+        core = self.position._core
+        phase = core.phase
+        return phase == OVER or (phase == REFILL and core.round > MAX_ROUNDS)  # common.truncated
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.position._core.legal_codes()  # ascending, as OpenSpiel wants
@@ -100,6 +146,8 @@ class AzulState(pyspiel.State):
         return [(c, n / total) for c, n in enumerate(self.bag) if n]
 
     def _apply_action(self, action: int) -> None:
+        if self.is_terminal():
+            raise ValueError(f"python_azul: action {action} after the end of the game")
         if self.position._core.phase == REFILL:
             self._draw(action)
         else:
@@ -115,10 +163,18 @@ class AzulState(pyspiel.State):
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self.position.players
-        return win_returns(self.position.to_json()["ranks"])
+        return win_returns(standing_ranks(self.position))
 
     def __str__(self) -> str:
         return json.dumps(self.position_json(), separators=(",", ":"))
+
+    def serialize(self) -> str:
+        """This state as JSON text: ``{"format": "python_azul-state/1", "start": null or the
+        position set_position put it at, "actions": the actions since}``, read back by
+        ``game.deserialize_state``."""
+        return json.dumps({"format": STATE_FORMAT, "start": self.start,
+                           "actions": [int(a) for a in self.history()[self.start_ply:]]},
+                          separators=(",", ":"))
 
     def set_position(self, position: GameState) -> None:
         """Put this state at a copy of ``position`` (same players and variant), for a search that
@@ -128,6 +184,7 @@ class AzulState(pyspiel.State):
             raise ValueError(f"set_position: a {position.players}-player {position.variant} position, "
                              f"this game is {self.position.players}-player {self.position.variant}")
         self.position = position.clone()
+        self.start, self.start_ply = self.position.to_json(), len(self.history())
         self._begin_deal()
 
     # ------------------------------------------------------------ dealing, one tile at a time

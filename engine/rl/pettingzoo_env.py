@@ -12,7 +12,8 @@ from ..notation import MOVES
 from ..rules import OVER, REFILL
 from ..state import GameState, new_game
 from ..text import board_text
-from .common import N_ACTIONS, check_players, check_reward, check_variant, final_returns
+from .common import (N_ACTIONS, check_action, check_players, check_reward, check_variant, final_returns,
+                     truncated)
 
 
 class AzulEnv(AECEnv):
@@ -20,8 +21,12 @@ class AzulEnv(AECEnv):
 
     The environment deals every round itself, from its own generator (``seed``, or
     ``reset(seed=...)``); agents never see a deal before it happens. Rewards come once, at the end
-    of the game (``reward="win"`` or ``"score"``, see engine.rl.common). An action the mask does
-    not allow raises ``IllegalMoveError`` (a ValueError) and changes nothing.
+    of the game (``reward="win"`` or ``"score"``, see engine.rl.common). A game still going when
+    round ``MAX_ROUNDS + 1`` is due is truncated (every agent's ``truncations`` true, the rewards of
+    the position as it stands). An action the mask does not allow raises ``IllegalMoveError`` (a
+    ValueError) and changes nothing; an action that is not an integer code is a ValueError.
+    ``step``, ``last`` and ``render`` before ``reset``, or after every agent has stepped out of a
+    finished game, raise a RuntimeError that says so.
     """
 
     metadata = {"render_modes": ["ansi"], "name": "azul_v0", "is_parallelizable": False}
@@ -70,14 +75,11 @@ class AzulEnv(AECEnv):
         self._deal()
 
     def step(self, action) -> None:
-        if self.game is None:
-            raise RuntimeError("step() before reset(): call reset() first")
+        self._check_live("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        code = int(action)
-        if not 0 <= code < N_ACTIONS:
-            raise ValueError(f"action must be a move code from 0 to {N_ACTIONS - 1}, not {action!r}")
+        code = action if type(action) is int and 0 <= action < N_ACTIONS else check_action(action)
         self._cumulative_rewards[agent] = 0.0
         if self._core.play(code):
             self.game.play(MOVES[code])  # raises IllegalMoveError with the reason
@@ -99,26 +101,42 @@ class AzulEnv(AECEnv):
             legal_mask(self._core, mask)
         return {"observation": obs, "action_mask": mask}
 
+    def last(self, observe: bool = True):
+        """The agent to act's observation, reward, termination, truncation and info."""
+        self._check_live("last")
+        return super().last(observe)
+
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() without a render_mode: pass render_mode='ansi'")
             return None
+        if self.game is None:
+            raise RuntimeError("render() before reset(): call reset() first")
         return board_text(self.game.to_json())
+
+    def _check_live(self, what: str) -> None:
+        if self.game is None:
+            raise RuntimeError(f"{what}() before reset(): call reset() first")
+        if not self.agents:
+            raise RuntimeError(f"{what}() after the game ended (every agent has stepped out): "
+                               "call reset() for a new game")
 
     def close(self) -> None:
         pass
 
     # ------------------------------------------------------------ chance and the end
     def _deal(self) -> None:
-        while self._core.phase == REFILL:
+        while self._core.phase == REFILL and not truncated(self.game):
             self.game.deal(seed=int(self.np_random.integers(0, 2**63)))
         self._after_move()
 
     def _after_move(self) -> None:
-        if self._core.phase == OVER:
+        over = self._core.phase == OVER
+        if over or (self._core.phase == REFILL and truncated(self.game)):  # REFILL: past MAX_ROUNDS
+            ended = self.terminations if over else self.truncations
             for agent, value in zip(self.agents, final_returns(self.game, self.reward)):
                 self.rewards[agent] = value
-                self.terminations[agent] = True
+                ended[agent] = True
         self.agent_selection = self.possible_agents[self._core.to_move]
 
 
