@@ -270,7 +270,7 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
         if len(set(value)) != len(value):
             raise _FieldError("challengers", "names a bot twice")
         pool = len(bots) - len(set(value))
-        if pool < players - 1 or (players > 2 and pool < 1) or (players == 2 and len(bots) < 2):
+        if pool < players - 1:
             raise _FieldError("challengers", f"leaves {pool} pool bot(s): a {players}-player table holds one "
                                              f"challenger and {players - 1} pool bot(s)")
         return {"format": fmt, "challengers": tuple(n for n in names if n in value)}
