@@ -27,8 +27,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
+import yaml
 
 
 @dataclass
@@ -241,3 +243,69 @@ def gauntlet_table(results: pl.DataFrame, games: pl.DataFrame, challengers: list
                                              margin=(pl.col("score") - pl.col("score_o")).mean())
             .with_columns(rate=pl.col("points") / pl.col("games")).rename({"bot": "challenger", "bot_o": "pool_bot"})
             .sort("challenger", "pool_bot").select("challenger", "pool_bot", "games", "points", "rate", "margin"))
+
+
+# ---------------------------------------------------------------- an event's standings, whole
+CONFIG_FILE = "config.yaml"  # as tournament.runner.CONFIG_FILE
+
+
+def event_settings(run_dir: str | Path) -> dict | None:
+    """The event a run folder holds, from its config.yaml: ``format``, ``bots`` (names in seed
+    order), ``challengers``, ``series``; None for a round-robin (or a folder without a config)."""
+    try:
+        config = yaml.safe_load((Path(run_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(config, dict) or config.get("format", "round-robin") == "round-robin":
+        return None
+    return {"format": config["format"], "bots": [b["name"] for b in config.get("bots", [])],
+            "challengers": list(config.get("challengers") or []), "series": config.get("match") == "series"}
+
+
+@dataclass
+class EventStandings:
+    """An event's own table: the Swiss table, the knockout bracket or the gauntlet's table."""
+
+    run_dir: str
+    format: str
+    bots: list[str]
+    swiss: list[SwissRow] = field(default_factory=list)
+    bracket: list[list[Match]] = field(default_factory=list)
+    gauntlet: pl.DataFrame | None = None
+
+    def rows(self) -> list[dict]:
+        """The table's rows (the bracket's matches, round by round)."""
+        if self.format == "swiss":
+            return [r.as_dict() for r in self.swiss]
+        if self.format == "knockout":
+            return [m.as_dict() for matches in self.bracket for m in matches]
+        return self.gauntlet.to_dicts() if self.gauntlet is not None else []
+
+    def as_dict(self) -> dict:
+        out = {"run_dir": self.run_dir, "format": self.format, "rows": self.rows()}
+        if self.format == "knockout":
+            out["champion"] = champion(self.bracket)
+        return out
+
+
+def event_standings(run_dir: str | Path, results: pl.DataFrame, games: pl.DataFrame) -> EventStandings | None:
+    """The standings of the event in ``run_dir`` from its records (``results`` and ``games``: this
+    run's, or several runs' with this one's among them), or None when it holds no event."""
+    settings = event_settings(run_dir)
+    if settings is None:
+        return None
+    from records.folder import run_id_of
+
+    run_id = run_id_of(run_dir)
+    if run_id is not None and "run_id" in games.columns:
+        games, results = games.filter(pl.col("run_id") == run_id), results.filter(pl.col("run_id") == run_id)
+    out = EventStandings(str(run_dir), settings["format"], settings["bots"])
+    if out.format == "gauntlet":
+        out.gauntlet = gauntlet_table(results, games, settings["challengers"])
+        return out
+    pairings, byes = event_pairings(results, games)
+    if out.format == "swiss":
+        out.swiss = swiss_standings(out.bots, pairings, byes)
+    else:
+        out.bracket = bracket(out.bots, pairings, settings["series"])
+    return out
