@@ -253,3 +253,19 @@ def test_bad_event_configs_are_refused_naming_the_field(keys, message):
 def test_a_round_robins_resolved_config_has_no_format_key():
     assert "format" not in event(3).to_dict()
     assert event(3, format="swiss", rounds=2).to_dict()["rounds"] == 2
+
+
+@pytest.mark.parametrize("fmt,keys", [("swiss", {"rounds": 3}), ("knockout", {"pairs_per_match": 2})])
+def test_events_of_two_game_series_play_whole_series(fmt, keys):
+    config = event(6, format=fmt, match="series", **keys)
+    names = [b.name for b in config.bots]
+    schedule = event_schedule(config)
+    stages, results = simulate(schedule, names, list(np.linspace(300, 0, 6)), np.random.default_rng(4))
+    games = [g for s in stages for g in s]
+    assert len(games) == schedule.total and len({g.game_id for g in games}) == len(games)
+    by_series = Counter(g.game_id.rpartition("-s")[0] for g in games)
+    assert set(by_series.values()) == {2}
+    assert all(g.series_game in (1, 2) and g.opener == g.series_game - 1 for g in games)
+    if fmt == "knockout":
+        seats = Counter((g.seats[0], g.event.round, g.event.pairing) for g in games)
+        assert set(seats.values()) == {2}  # each bot of a match in seat 0 for one series of two

@@ -31,7 +31,7 @@ SKIP = {"run_id", "think_ms", "duration_s"}
 
 
 def config_of(tmp, fmt, **fields):
-    return parse_config(league(tmp, BOTS, name=fmt, flush_seconds=0, batch_games=1, **{**EVENTS[fmt], **fields}))
+    return parse_config(league(tmp, BOTS, name=fmt, **{"flush_seconds": 0, "batch_games": 1, **EVENTS[fmt], **fields}))
 
 
 def rows(run_dir, name):
@@ -135,3 +135,22 @@ def test_the_python_referee_writes_an_events_rows_as_the_compiled_loop_does(tmp_
     assert by_python.referee == "python" and whole["swiss"].referee == "compiled"
     for name in ("games", "results", "moves"):
         assert rows(by_python.run_dir, name) == rows(whole["swiss"].run_dir, name), name
+
+
+def test_a_repair_that_rewrites_a_part_keeps_the_event_columns(tmp_path):
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from records.parts import committed_parts, part_path
+    from tournament.repair import repair
+
+    summary = run_league(config_of(tmp_path, "swiss", flush_seconds=600, batch_games=12), progress=False)
+    number = committed_parts(summary.run_dir)[0]
+    moves = part_path(summary.run_dir, "moves", number)
+    table = pq.read_table(moves)
+    first = table["game_id"][0]
+    pq.write_table(table.filter(pc.not_equal(table["game_id"], first)), moves)  # one game lost its moves
+    report = repair(summary.run_dir)
+    assert report.rewritten == [number] and report.dropped == [first.as_py()]
+    games = read_table(summary.run_dir, "games")
+    assert games.height == 11 and games["event_round"].null_count() == 0 and games["pairing"].null_count() == 0
