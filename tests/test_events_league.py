@@ -154,3 +154,24 @@ def test_a_repair_that_rewrites_a_part_keeps_the_event_columns(tmp_path):
     assert report.rewritten == [number] and report.dropped == [first.as_py()]
     games = read_table(summary.run_dir, "games")
     assert games.height == 11 and games["event_round"].null_count() == 0 and games["pairing"].null_count() == 0
+
+
+def test_a_real_gauntlet_plays_the_round_robins_games_of_its_tables_and_rates_alike(tmp_path):
+    from analysis.ratings import rate_by_players
+    from analysis.records import read_records
+
+    bots = ["heuristic", "greedy", {"name": "heuristic-2", "type": "heuristic", "seed": 7},
+            {"name": "greedy-2", "type": "greedy", "seed": 9}]
+    robin = run_league(parse_config(league(tmp_path, bots, name="rr", deals=12)), progress=False)
+    gauntlet = run_league(parse_config(league(tmp_path, bots, name="ga", deals=12, format="gauntlet",
+                                              challengers=["heuristic"])), progress=False)
+    assert gauntlet.recorded == 3 * 12 * 2 and robin.recorded == 6 * 12 * 2
+    ours = rows(gauntlet.run_dir, "results")
+    assert set(ours) <= set(rows(robin.run_dir, "results"))  # the same games: tables, deals, seeds
+    fits = []
+    for run in (robin, gauntlet):
+        records = read_records(run.run_dir)
+        fits.append(rate_by_players(records["results"], records["games"], anchor="greedy", bootstrap=100)[2].table)
+    both = fits[0].join(fits[1], on="bot", suffix="_g")
+    for r in both.iter_rows(named=True):
+        assert r["low_g"] <= r["rating"] <= r["high_g"], r  # the round-robin's rating in the gauntlet's interval
