@@ -186,6 +186,7 @@ def status(run_dir: RunDirArg) -> None:
                   soft_wrap=True)
     console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
     console.print(_standings_table(standings))
+    _print_event(console, run_dir)
 
 
 @app.command()
@@ -319,6 +320,25 @@ def _report(console: Console, summary: LeagueSummary) -> None:
                   f"config.yaml{', standings.csv' if summary.complete else ''})", soft_wrap=True)
     if summary.standings:
         console.print(_standings_table(summary.standings))
+    _print_event(console, summary.run_dir)
+
+
+def _print_event(console: Console, run_dir: Path) -> None:
+    """An event's own table (Swiss, bracket, gauntlet: azul_cli/event_table.py) as it stands."""
+    from analysis.events import event_settings, event_standings
+
+    if event_settings(run_dir) is None or not (run_dir / "games").exists():
+        return
+    from analysis.records import read_records
+
+    from .event_table import print_event
+
+    try:
+        records = read_records(run_dir)
+    except (ValueError, OSError) as exc:  # the standings above said what they could
+        console.print(f"the event's table cannot be read: {exc}", soft_wrap=True)
+        return
+    print_event(console, event_standings(run_dir, records["results"], records["games"]))
 
 
 def _standings_table(standings: list[BotStanding]) -> Table:

@@ -12,7 +12,7 @@ import typer
 
 from engine import __version__ as ENGINE_VERSION
 
-from . import league, play, positions, ratings, replay, report, series, sprt, strategy, study
+from . import league, play, positions, ratings, ratings_list, replay, report, series, sprt, strategy, study
 
 app = typer.Typer(
     name="azul",
@@ -47,3 +47,4 @@ for command in (positions.show, positions.moves, positions.selfplay, positions.a
     app.command()(command)
 app.add_typer(league.app, name="league")
 app.add_typer(study.app, name="study")
+app.add_typer(ratings_list.app, name="ratings")

@@ -160,11 +160,13 @@ class What(str, Enum):
     standings = "standings"
     crosstable = "crosstable"
     seats = "seats"
+    event = "event"
 
 
 WhatOpt = Annotated[What, typer.Option(
-    "--what", "-w", help="standings (per bot), crosstable (2-player head to head) or seats "
-                         "(win rate by seat: in all games, and between equal bots).")]
+    "--what", "-w", help="standings (per bot), crosstable (2-player head to head), seats "
+                         "(win rate by seat: in all games, and between equal bots) or event (an event's "
+                         "own table: Swiss points and tie-breaks, the knockout bracket, the gauntlet's).")]
 
 
 def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
@@ -174,11 +176,16 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
     from analysis import stats
     from analysis.records import read_records
 
+    from analysis.events import event_standings
+
+    if what is What.event:
+        return _event_standings(runs, format)
     fn = {What.standings: stats.standings, What.crosstable: stats.crosstable,
           What.seats: stats.seat_advantage}[what]
     try:
         records = read_records(runs)
         frame = fn(records["results"], records["games"])
+        events = [event_standings(d, records["results"], records["games"]) for d in runs.dirs]
     except (ValueError, OSError) as exc:
         fail(str(exc))
     if format is Format.csv:
@@ -187,6 +194,43 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
         typer.echo(json.dumps({"what": what.value, "rows": json_rows(frame)}, indent=2))
     else:
         _print_stats(frame, what)
+        if what is What.standings:  # an event's own table after the standings
+            from rich.console import Console
+
+            from .event_table import print_event
+
+            for ev in events:
+                print_event(Console(), ev)
+
+
+def _event_standings(runs, format: Format) -> None:
+    """``--what event``: each event's table (a run that is not an event is an error)."""
+    from analysis.events import event_standings
+    from analysis.records import read_records
+
+    try:
+        records = read_records(runs)
+        events = [event_standings(d, records["results"], records["games"]) for d in runs.dirs]
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    missing = [str(d) for d, ev in zip(runs.dirs, events) if ev is None]
+    if missing:
+        fail(f"{missing[0]}: not an event (its config.yaml has no format: gauntlet, swiss or knockout)")
+    if format is Format.json:
+        typer.echo(json.dumps({"what": "event", "events": [ev.as_dict() for ev in events]}, indent=2))
+    elif format is Format.csv:
+        import polars as pl
+
+        frames = [pl.DataFrame([{k: (", ".join(map(str, v)) if isinstance(v, list) else v) for k, v in r.items()}
+                                for r in ev.rows()]) for ev in events]
+        typer.echo(pl.concat(frames, how="diagonal").write_csv(), nl=False)
+    else:
+        from rich.console import Console
+
+        from .event_table import print_event
+
+        for ev in events:
+            print_event(Console(), ev)
 
 
 def _print_stats(frame, what: What) -> None:

@@ -13,7 +13,11 @@ Who fills a column (``source``): ``run`` the run's id (``build_table``); ``sched
 place in the schedule (its ``GameSpec``); ``config`` the league's config (variant, seats' bot
 names, the engine's version); ``play`` what playing the game gives; ``study`` a strategy study's
 columns, added to ``games`` after the others in a study's records only (tournament/study.py), so a
-league's records stay exactly as they were; readers over several runs see null there.
+league's records stay exactly as they were; readers over several runs see null there; ``event``
+a Swiss or knockout event's columns (tournament/events/), added the same way after the others, in
+an event's records only: the event's round, the pairing's number in its round (a Swiss board, a
+knockout bracket slot) and the bots with a bye in that round (so the standings rebuild from the
+records alone).
 """
 from __future__ import annotations
 
@@ -23,7 +27,8 @@ import pyarrow as pa
 
 TABLES = ("games", "results", "moves", "rounds")
 WRITE_ORDER = ("moves", "rounds", "results", "games")  # a part is written in this order: games last commits it
-SOURCES = ("run", "schedule", "config", "play", "study")
+SOURCES = ("run", "schedule", "config", "play", "study", "event")
+OPTIONAL = ("study", "event")  # sources whose columns only the runs that fill them have
 
 I32, I64, F64, STR, BOOL = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 
@@ -70,6 +75,10 @@ COLUMNS: tuple[Column, ...] = (
     # a strategy study's: the intervention a game plays (``control``) and the seat that plays it
     Column("games", "intervention", STR, "study"),
     Column("games", "study_seat", I32, "study"),
+    # a Swiss or knockout event's (tournament/events/): the round, the pairing's number in it, the byes
+    Column("games", "event_round", I32, "event"),
+    Column("games", "pairing", I32, "event"),
+    Column("games", "event_byes", pa.list_(STR), "event"),
 
     Column("results", "run_id", STR, "run", spec=True),
     Column("results", "game_id", STR, "schedule", spec=True),
@@ -115,17 +124,20 @@ COLUMNS: tuple[Column, ...] = (
 )
 
 
-def columns_of(table: str, study: bool = False) -> list[Column]:
-    """The columns of ``table`` in order (a study's ``games`` columns too with ``study``)."""
+def columns_of(table: str, study: bool = False, event: bool = False) -> list[Column]:
+    """The columns of ``table`` in order (a study's ``games`` columns too with ``study``, an
+    event's with ``event``)."""
     if table not in TABLES:
         raise ValueError(f"no table {table!r} (tables: {', '.join(TABLES)})")
-    return [c for c in COLUMNS if c.table == table and (study or c.source != "study")]
+    wanted = {"study": study, "event": event}
+    return [c for c in COLUMNS if c.table == table and wanted.get(c.source, True)]
 
 
 SCHEMAS: dict[str, pa.Schema] = {t: pa.schema([(c.name, c.type) for c in columns_of(t)]) for t in TABLES}
 WRITE_SCHEMAS: dict[str, pa.Schema] = {t: pa.schema([(c.name, c.write_type) for c in columns_of(t)])
                                        for t in TABLES}
 STUDY_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "study"])
+EVENT_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "event"])
 # The columns every part of a table has (SPEC 5's); columns added later may be missing in older
 # runs (readers read them as null).
 REQUIRED: dict[str, list[str]] = {t: [c.name for c in columns_of(t) if c.spec] for t in TABLES}

@@ -14,19 +14,21 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from .columns import STR, STUDY_COLUMNS, TABLES, WRITE_SCHEMAS, columns_of
+from .columns import EVENT_COLUMNS, STR, STUDY_COLUMNS, TABLES, WRITE_SCHEMAS, columns_of
 
 
 def build_table(name: str, columns: Mapping[str, object], run_id: str) -> pa.Table:
     """The table ``name`` of ``run_id`` from one value list per column (``run_id``'s aside).
 
-    A ``games`` table may also be given the study columns (``STUDY_COLUMNS``): they are kept when
-    any of their values is not null (a study's games), so a league's games stay as they were."""
+    A ``games`` table may also be given the study columns (``STUDY_COLUMNS``) and the event columns
+    (``EVENT_COLUMNS``): each group is kept when any of its values is not null (a study's games, an
+    event's), after the others, so a league's games stay as they were."""
     if name not in TABLES:
         raise ValueError(f"no table {name!r} (tables: {', '.join(TABLES)})")
     schema = WRITE_SCHEMAS[name]
     study = name == "games" and any(c.name in columns for c in STUDY_COLUMNS)
-    known = [c for c in columns_of(name, study) if c.name != "run_id"]
+    event = name == "games" and any(c.name in columns for c in EVENT_COLUMNS)
+    known = [c for c in columns_of(name, study, event) if c.name != "run_id"]
     names = {c.name for c in known}
     unknown = [k for k in columns if k not in names]
     if unknown:
@@ -41,8 +43,9 @@ def build_table(name: str, columns: Mapping[str, object], run_id: str) -> pa.Tab
     runs = pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int32)), pa.array([run_id], STR))
     arrays["run_id"] = runs if pa.types.is_dictionary(run_type) else runs.cast(STR)
     fields = list(schema)
-    if study and any(arrays[f.name].null_count < rows for f in STUDY_COLUMNS):
-        fields += list(STUDY_COLUMNS)
+    for given, group in ((study, STUDY_COLUMNS), (event, EVENT_COLUMNS)):
+        if given and any(arrays[f.name].null_count < rows for f in group):
+            fields += list(group)
     return pa.Table.from_arrays([arrays[f.name] for f in fields], schema=pa.schema(fields))
 
 
@@ -78,13 +81,15 @@ class RecordBuffer:
 
     ``columns[table][column]`` is a list per column (``run_id`` aside; the study columns too for
     ``games``); moves, the big table, are also taken as whole rows (``move_rows``: tuples in the
-    order of ``MOVE_ROW``), one append per ply.
+    order of ``MOVE_ROW``), one append per ply. The study and event columns are there too, for
+    ``games``.
     """
 
     MOVE_ROW = tuple(c.name for c in columns_of("moves") if c.name != "run_id")
 
     def __init__(self) -> None:
-        self.columns = {name: {c.name: [] for c in columns_of(name, study=True) if c.name != "run_id"}
+        self.columns = {name: {c.name: [] for c in columns_of(name, study=True, event=True)
+                               if c.name != "run_id"}
                         for name in TABLES}
         self.move_rows: list[tuple] = []
         self.games = 0

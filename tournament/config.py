@@ -22,14 +22,18 @@ from engine.rules import VARIANTS
 from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
 
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
-            "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee")
+            "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee",
+            "format", "challengers", "rounds", "pairs_per_match")
+# A league's format (tournament/events/): the round-robin, or an event, with the key each one takes
+FORMATS = ("round-robin", "gauntlet", "swiss", "knockout")
+FORMAT_KEYS = {"gauntlet": "challengers", "swiss": "rounds", "knockout": "pairs_per_match"}
 BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
 RAY_KEYS = ("address", "workers", "write")
 WRITERS = ("driver", "workers")  # who writes the part files
 MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
 # The fields that decide what the games are: a run resumes only under the same values.
 IDENTITY = ("name", "players", "variant", "seats", "match", "self_play", "seed", "time_limit",
-            "bots")
+            "bots", "format", "challengers", "rounds", "pairs_per_match")
 
 
 class ConfigError(ValueError):
@@ -85,11 +89,30 @@ class LeagueConfig:
     # every game through the Python referee, even between built-in compiled bots (same records;
     # tournament/fastloop.py plays those in C otherwise)
     python_referee: bool = False
+    # the format (FORMATS) and its setting: the challengers' names (gauntlet), the rounds (swiss),
+    # the game pairs of a match (knockout); None for the formats that do not take it
+    format: str = "round-robin"
+    challengers: tuple[str, ...] | None = None
+    rounds: int | None = None
+    pairs_per_match: int | None = None
 
     @property
     def total_games(self) -> int:
+        """The games of the league (an event's: the most it may play)."""
+        if self.format != "round-robin":
+            from .events import event_schedule
+
+            return event_schedule(self).total
         return count_games(len(self.bots), self.players, self.deals, self.seats, self.match,
                            self.self_play)
+
+    def event_settings(self) -> dict[str, Any]:
+        """``format`` and its key, for an event (``to_dict`` has them then); {} for a round-robin."""
+        if self.format == "round-robin":
+            return {}
+        key = FORMAT_KEYS[self.format]
+        value = getattr(self, key)
+        return {"format": self.format, key: list(value) if isinstance(value, tuple) else value}
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved config: every field with its value, defaults filled in."""
@@ -104,6 +127,7 @@ class LeagueConfig:
                        "experiment": self.mlflow.experiment},
             "bots": [b.to_dict() for b in self.bots],
             "python_referee": self.python_referee,
+            **self.event_settings(),  # a round-robin's resolved config is as it always was
         }
 
     def to_yaml(self) -> str:
@@ -215,11 +239,48 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     if len(bots) < players and not self_play:  # with self_play, the self tables still play
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
                                   f"at least {players} (or self_play: true)")
+    event = _event(data, players, bots, self_play)
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
         ray=RaySettings(address, workers, write), mlflow=MlflowSettings(enabled, uri, experiment), match=match,
-        self_play=self_play, python_referee=python_referee)
+        self_play=self_play, python_referee=python_referee, **event)
+
+
+def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> dict[str, Any]:
+    """The format and its setting (``FORMAT_KEYS``), checked: the LeagueConfig's fields."""
+    fmt = _choice(data.get("format", "round-robin"), "format", FORMATS)
+    for f, key in FORMAT_KEYS.items():
+        if key in data and f != fmt:
+            raise _FieldError(key, f"is a setting of format: {f}, not of format: {fmt}")
+    if fmt == "round-robin":
+        return {}
+    if self_play:
+        raise _FieldError("self_play", f"is for a round-robin, not format: {fmt}")
+    if fmt == "gauntlet":
+        value = data.get("challengers")
+        names = [b.name for b in bots]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            raise _FieldError("challengers", f"a gauntlet needs a list of the names of the bots that play every "
+                                             f"other bot, not {shown(value)}")
+        unknown = [v for v in value if v not in names]
+        if unknown:
+            raise _FieldError("challengers", f"{shown(unknown[0])} is not the name of a bot of the league "
+                                             f"(bots: {', '.join(names)})")
+        if len(set(value)) != len(value):
+            raise _FieldError("challengers", "names a bot twice")
+        pool = len(bots) - len(set(value))
+        if pool < players - 1:
+            raise _FieldError("challengers", f"leaves {pool} pool bot(s): a {players}-player table holds one "
+                                             f"challenger and {players - 1} pool bot(s)")
+        return {"format": fmt, "challengers": tuple(n for n in names if n in value)}
+    if fmt == "swiss":
+        if "rounds" not in data:
+            raise _FieldError("rounds", "missing: a Swiss event needs its number of rounds")
+        return {"format": fmt, "rounds": _int(data["rounds"], "rounds", 1, 1000)}
+    if players != 2:
+        raise _FieldError("players", f"a knockout is played at 2 players, not {players}")
+    return {"format": fmt, "pairs_per_match": _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)}
 
 
 def _bots(value: Any, league_seed: int) -> list[BotEntry]:

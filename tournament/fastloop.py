@@ -33,7 +33,7 @@ from engine.rules import COLOURS
 from records.tables import build_table, coded
 
 from ._fastloop import DEAL_ROOM, DEAL_TEXT, KINDS, MOVE_ROOM, ROUND_ROOM, play_games
-from .scheduler import GameSpec, bot_game_seed, series_id
+from .scheduler import GameSpec, bot_game_seed, event_columns, series_id
 
 # per move code: the text columns and nullable numbers the referee derives from a Move (the text
 # columns as an index into a small array of values: records.tables.coded)
@@ -268,8 +268,8 @@ class Played:
             "duration_s": self.games["duration"], "engine_version": [ENGINE_VERSION] * n,
             "table": [s.table for s in specs], "deal": [s.deal for s in specs],
             "arrangement": [s.arrangement for s in specs], "fault_seat": [None] * n,
-            "series_id": [series_id(s) for s in specs], "series_game": [s.series_game for s in specs]},
-            run_id)
+            "series_id": [series_id(s) for s in specs], "series_game": [s.series_game for s in specs],
+            **event_columns(specs)}, run_id)
         return out
 
 

@@ -26,7 +26,7 @@ from engine.loop import Dealt, Moved, play
 from engine.rules import complete_colours, complete_columns, complete_rows, end_bonus, ranks
 from records.tables import RecordBuffer
 
-from .scheduler import GameSpec, bot_game_seed, round_seed, series_id
+from .scheduler import GameSpec, bot_game_seed, event_values, round_seed, series_id
 
 FAULTS = ("error", "illegal", "timeout")
 
@@ -162,10 +162,12 @@ def play_game(spec: GameSpec, seats: Sequence[Seat], variant: str, buf: RecordBu
                 for s in range(players)])
     buf.append("games", ("game_id", "deal_seed", "variant", "num_players", "rounds", "plies", "termination",
                          "error", "duration_s", "engine_version", "table", "deal", "arrangement", "fault_seat",
-                         "series_id", "series_game", "intervention", "study_seat"),
+                         "series_id", "series_game", "intervention", "study_seat", "event_round", "pairing",
+                         "event_byes"),
                [(gid, spec.deal_seed, variant, players, rnd, ply, termination, error,
                  time.perf_counter() - started, ENGINE_VERSION, spec.table, spec.deal, spec.arrangement,
-                 fault_seat, series_id(spec), spec.series_game, spec.intervention, spec.study_seat)])
+                 fault_seat, series_id(spec), spec.series_game, spec.intervention, spec.study_seat,
+                 *event_values(spec))])
     buf.games += 1
     return GameOutcome(gid, termination, error, scores, places, names, fault_seat)
 

@@ -50,7 +50,7 @@ from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
 from .fastloop import why_python_referee
 from .finish import finish_command
 from .repair import RepairReport, drop_duplicate_games, repair
-from .scheduler import GameSpec, Slice, games_of, league_games, series_id
+from .scheduler import GameSpec, Slice, event_columns, games_of, league_games, series_id
 from .stages import Recorded, Schedule, stages_of
 from .standings import BotStanding, Tally, league_standings, league_tally
 
@@ -217,7 +217,9 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
     except ConfigError as exc:
         raise LeagueError(f"cannot resume: {exc}") from None
     now, then = config.to_dict(), before.to_dict()
-    changed = [k for k in IDENTITY if now[k] != then[k]]
+    changed = [k for k in IDENTITY if now.get(k) != then.get(k)]
+    if config.format != "round-robin" and config.deals != before.deals:  # an event's deals are its games'
+        changed.append("deals")
     if changed:
         raise LeagueError(f"cannot resume {where.parent}: the config differs from the one it was started "
                           f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
@@ -237,10 +239,15 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     the library prints nothing. ``on_written(games)`` is called once part files are committed
     (tests use it to stop a league halfway). ``schedule``: play its games, stage by stage,
     instead of the config's round-robin (tournament/stages.py: an SPRT, a study); their bots
-    index ``config.bots``; ``kind``: what the run is (``run.json``: league, study or sprt).
+    index ``config.bots``; an event config (``config.format``: gauntlet, swiss, knockout) plays its
+    format's (tournament/events/); ``kind``: what the run is (``run.json``: league, study or sprt).
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
+    if schedule is None and config.format != "round-robin":  # an event: its format's schedule
+        from .events import event_schedule
+
+        schedule = event_schedule(config)
     with _locked(run_dir):
         total = config.total_games if schedule is None else schedule.total
         summary = LeagueSummary(run_dir, total, 0, 0, False, 0.0)
@@ -451,7 +458,7 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
              "duration_s": [0.0], "engine_version": [ENGINE_VERSION], "table": [spec.table], "deal": [spec.deal],
              "arrangement": [spec.arrangement], "fault_seat": [None], "series_id": [series_id(spec)],
              "series_game": [spec.series_game], "intervention": [spec.intervention],
-             "study_seat": [spec.study_seat]}
+             "study_seat": [spec.study_seat], **event_columns([spec])}
     zeros = [0] * players
     results = {"game_id": [spec.game_id] * players, "seat": list(range(players)),
                "bot": [cfg["bots"][b]["name"] for b in spec.seats], "score": zeros, "rank": [players] * players,

@@ -120,6 +120,17 @@ class GameSpec(NamedTuple):
     bot_seeds: tuple[int, ...] | None = None
     intervention: str | None = None
     study_seat: int | None = None
+    # A Swiss or knockout event's game (tournament/events/): ``EventPlace`` (its round, its
+    # pairing's number in the round, the bots with a bye in that round); None in a league.
+    event: EventPlace | None = None
+
+
+class EventPlace(NamedTuple):
+    """Where an event's game sits: the records' ``event_round``, ``pairing`` and ``event_byes``."""
+
+    round: int  # 1-based
+    pairing: int  # 1-based, within the round: a Swiss board, a knockout bracket slot
+    byes: tuple[str, ...] = ()  # the bots (names) with a bye in this round
 
 
 def game_id(table: int, deal: int, arrangement: int) -> str:
@@ -172,6 +183,20 @@ def unpack_games(config: dict, packed: tuple[tuple, ...] | Slice) -> list[GameSp
 def series_id(spec: GameSpec) -> str | None:
     """The id shared by the games of one series (``t<table>-d<deal>-a<arrangement>``), or None."""
     return None if spec.series_game is None else spec.game_id.rpartition("-s")[0]
+
+
+def event_values(spec: GameSpec) -> tuple[int | None, int | None, list[str] | None]:
+    """The game's ``event_round``, ``pairing`` and ``event_byes`` (all None outside an event)."""
+    e = spec.event
+    return (None, None, None) if e is None else (e.round, e.pairing, list(e.byes))
+
+
+def event_columns(specs: list[GameSpec]) -> dict[str, list]:
+    """The event columns of the games of ``specs`` (none when no game is an event's)."""
+    if not any(s.event for s in specs):
+        return {}
+    rounds, pairings, byes = zip(*map(event_values, specs))
+    return {"event_round": list(rounds), "pairing": list(pairings), "event_byes": list(byes)}
 
 
 def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = "game",
@@ -245,6 +270,6 @@ def series_games(spec: GameSpec) -> list[GameSpec]:
     """
     players = len(spec.seats)
     return [GameSpec(f"{spec.game_id}-s{g}", spec.table, spec.deal, spec.arrangement,
-                     series_deal_seed(spec.deal_seed, g), spec.seats, (g - 1) % players, g)
+                     series_deal_seed(spec.deal_seed, g), spec.seats, (g - 1) % players, g, event=spec.event)
             for g in range(1, SERIES_GAMES + 1)]
 

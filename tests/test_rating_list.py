@@ -1,0 +1,93 @@
+"""``azul ratings add`` and ``show``: a rating list kept in a folder, rebuilt from its runs'
+records (analysis/rating_list.py), on synthetic runs of known strengths."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from analysis.ratings import rate_by_players
+from analysis.records import read_records
+from analysis.synthetic import synthetic_league, write_league
+from azul_cli.main import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("runs")
+    first = [("alpha", 200.0), ("beta", 0.0), ("gamma", -100.0)]
+    second = [("alpha", 200.0), ("beta-2", 50.0), ("delta", 100.0)]  # beta renamed beta-2; delta joins
+    return {"one": write_league(synthetic_league(first, 60, seed=1, run_id="one"), tmp / "one"),
+            "two": write_league(synthetic_league(second, 60, seed=2, run_id="two"), tmp / "two")}
+
+
+def call(*args):
+    return runner.invoke(app, ["ratings", *map(str, args)])
+
+
+def shown(lst, *args):
+    done = call("show", lst, "--format", "json", "--bootstrap", "0", *args)
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.output)
+    return doc, {b["bot"]: b for b in doc["players"][0]["bots"]}
+
+
+def test_a_list_grows_by_versions_and_says_what_changed(tmp_path, runs):
+    lst = tmp_path / "list"
+    assert call("add", lst, runs["one"]).exit_code == 0
+    doc, bots = shown(lst)
+    assert doc["version"] == 1 and doc["previous"] is None and set(bots) == {"alpha", "beta", "gamma"}
+    assert all(b["previous"] is None for b in bots.values())
+    done = call("add", lst, runs["two"], "--rename", "beta-2=beta", "--anchor", "gamma", "--anchor-value", "1000")
+    assert done.exit_code == 0 and "version 2, 2 runs" in done.output, done.output
+    doc, bots = shown(lst)
+    assert doc["version"] == 2 and doc["previous"] == 1 and doc["rename"] == {"beta-2": "beta"}
+    assert set(bots) == {"alpha", "beta", "gamma", "delta"} and bots["delta"]["previous"] is None
+    assert bots["gamma"]["rating"] == 1000 and bots["gamma"]["change"] == 0  # both versions on the anchor
+    # rebuilt from the records: the fit of azul elo over both runs, beta-2's games as beta's
+    records = read_records([runs["one"], runs["two"]])
+    results = records["results"].with_columns(records["results"]["bot"].replace({"beta-2": "beta"}))
+    fit = rate_by_players(results, records["games"], anchor="gamma", anchor_value=1000, bootstrap=0)[2]
+    for row in fit.table.iter_rows(named=True):
+        assert bots[row["bot"]]["rating"] == pytest.approx(row["rating"], abs=1e-3)
+    one = rate_by_players(read_records(runs["one"])["results"], read_records(runs["one"])["games"],
+                          anchor="gamma", anchor_value=1000, bootstrap=0)[2].table
+    alpha_before = one.filter(one["bot"] == "alpha")["rating"][0]
+    assert bots["alpha"]["change"] == pytest.approx(bots["alpha"]["rating"] - alpha_before, abs=1e-3)
+    first, _ = shown(lst, "--version", "1")
+    assert first["version"] == 1
+
+
+def test_a_run_already_in_the_list_is_refused(tmp_path, runs):
+    lst = tmp_path / "list"
+    assert call("add", lst, runs["one"]).exit_code == 0
+    before = (lst / "list.json").read_text()
+    again = call("add", lst, runs["two"], runs["one"])
+    assert again.exit_code != 0 and "run one is already in the list" in again.output
+    assert (lst / "list.json").read_text() == before  # nothing added, not even the other run
+
+
+def test_a_moved_run_is_an_error_naming_it(tmp_path, runs):
+    import shutil
+
+    moved = shutil.copytree(runs["one"], tmp_path / "copy")
+    lst = tmp_path / "list"
+    assert call("add", lst, moved).exit_code == 0
+    moved.rename(tmp_path / "elsewhere")
+    done = call("show", lst)
+    assert done.exit_code != 0 and "run one of version 1 is not at" in done.output
+
+
+def test_excluded_bots_leave_the_list_with_their_games_and_the_html_page(tmp_path, runs):
+    lst = tmp_path / "list"
+    assert call("add", lst, runs["one"], "--exclude", "gamma").exit_code == 0
+    doc, bots = shown(lst, "--html", tmp_path / "list.html")
+    assert set(bots) == {"alpha", "beta"} and bots["alpha"]["games"] == 120  # the alpha-beta games only
+    page = (tmp_path / "list.html").read_text()
+    assert "version 1" in page and "left out: gamma" in page and "alpha" in page
+    table = call("show", lst, "--bootstrap", "0")
+    assert table.exit_code == 0 and "new" in table.output
+    assert call("show", tmp_path / "nothing").exit_code != 0
