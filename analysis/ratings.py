@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from .elo import EloFit, fit_elo
+from .elo import EloFit, check_anchor_value, fit_elo
 from .plackett_luce import fit_plackett_luce
 
 
@@ -27,6 +27,7 @@ def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str |
     a count it did not play is centred on its pool's mean instead. An anchor found in no count
     at all is a ``ValueError``. ``interval``: the method of the intervals (``fit_elo``).
     """
+    check_anchor_value(anchor_value)
     counts = player_counts(results)
     if not counts:
         raise ValueError("no games in the records")

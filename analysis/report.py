@@ -22,6 +22,7 @@ from typing import Any
 import polars as pl
 
 from . import stats
+from .bootstrap import check_count
 from .ratings import rate_by_players
 from .records import Runs, check_runs, read_records, reading
 from .sections import SECTIONS, Context, Section
@@ -97,8 +98,7 @@ def collect(run_dirs: str | Path | Iterable[str | Path] | Runs, *, bootstrap: in
     """Read the records of ``run_dirs`` (a ``Runs``, or folders to check) and compute every
     section and figure of the report."""
     runs = check_runs(run_dirs)
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    check_count(bootstrap)
     ctx = context(runs, bootstrap, seed)
     report = Report(
         run_ids=sorted(ctx.games["run_id"].unique().to_list()), games=ctx.games.height,

@@ -7,19 +7,33 @@ other commands start fast.
 """
 from __future__ import annotations
 
-import json
 import math
 from enum import Enum
 from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows, read_runs
+from .common import Format, FormatOpt, RunDirs, fail, finite, json_rows, print_json, print_table, read_runs
+
+
+def _anchor_value(value: float | None) -> float | None:
+    from analysis.elo import check_anchor_value
+
+    if value is not None:
+        try:
+            check_anchor_value(value)
+        except ValueError as exc:
+            fail(f"--anchor-value: {exc}")
+    return value
+
 
 AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
-AnchorValueOpt = Annotated[float, typer.Option(
-    "--anchor-value", help="The anchor bot's rating.")]
+AnchorValueOpt = Annotated[float | None, typer.Option(
+    "--anchor-value", metavar="X", callback=_anchor_value, show_default="0",
+    help="The --anchor bot's rating, a finite number from -1e6 to 1e6 (needs --anchor).")]
+
+
 def _resamples(value: int) -> int:
     from analysis.bootstrap import check_resamples
 
@@ -32,12 +46,14 @@ def _resamples(value: int) -> int:
 
 BootstrapOpt = Annotated[int, typer.Option(
     "--bootstrap", "-b", metavar="N", min=0, callback=_resamples,
-    help="Bootstrap resamples of whole deals (0: no intervals; else 40 or more).")]
+    help="Bootstrap resamples of whole deals, 40 to 10000: they give the likelihood of "
+         "superiority; 0: no intervals and no superiority (the 95% intervals come from a deal "
+         "jackknife).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")]
 
 
 def _num(x: float | None, digits: int = 1) -> float | None:
-    return None if x is None or math.isnan(x) else round(x, digits)
+    return finite(x, digits)
 
 
 OpenSkillOpt = Annotated[bool, typer.Option(
@@ -45,12 +61,16 @@ OpenSkillOpt = Annotated[bool, typer.Option(
 
 
 def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt = None,
-        anchor_value: AnchorValueOpt = 0.0, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
+        anchor_value: AnchorValueOpt = None, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
         openskill: OpenSkillOpt = False) -> None:
     """Elo ratings of the bots with 95% intervals, one fit per player count.
 
-    Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; intervals by bootstrap over deals.
+    Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; 95% intervals by a jackknife over
+    deals, the likelihood of superiority by a bootstrap over deals (--bootstrap 0: neither).
     """
+    if anchor_value is not None and anchor is None:
+        fail("--anchor-value needs --anchor BOT: without an anchor the mean bot is at 0")
+    anchor_value = 0.0 if anchor_value is None else anchor_value
     runs = read_runs(run_dirs)
     from analysis.ratings import rate_by_players
     from analysis.records import read_records
@@ -70,8 +90,7 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
                            for n, t in tables.items()])
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        doc = [_json_entry(n, fit, tables[n], anchor, bootstrap, seed) for n, fit in fits.items()]
-        typer.echo(json.dumps(doc, indent=2))
+        print_json([_json_entry(n, fit, tables[n], anchor, bootstrap, seed) for n, fit in fits.items()])
     else:
         for n, fit in fits.items():
             _print_table(n, fit, tables[n], anchor, anchor_value)
@@ -103,11 +122,20 @@ def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, se
                           for r in fit.seats.iter_rows(named=True)]
     superiority: dict[str, dict] = {}
     for row in fit.superiority.iter_rows(named=True):
-        superiority.setdefault(row["bot"], {})[row["other"]] = row["los"]
+        superiority.setdefault(row["bot"], {})[row["other"]] = finite(row["los"])
     entry.update({"superiority": superiority,
                   "unbounded": fit.unbounded, "bootstrap": bootstrap, "seed": seed,
                   "anchor": _anchored(fit, anchor)})
     return entry
+
+
+def intervals_text(fit) -> str:
+    """What the intervals of a fit are, as its table's header says it: the method that made
+    them, or that there are none (``--bootstrap 0``)."""
+    if fit.bootstrap == 0:
+        return "no intervals (--bootstrap 0)"
+    how = "a jackknife" if fit.interval == "jackknife" else f"a {fit.interval} bootstrap"
+    return f"95% intervals by {how} over deals"
 
 
 def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: float) -> None:
@@ -122,8 +150,7 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     model = "Bradley-Terry" if players == 2 else "Plackett-Luce"
     console = Console()
     console.print(f"\n{players} players ({model})", style="bold", soft_wrap=True)
-    how = "a jackknife" if fit.interval == "jackknife" else f"{fit.interval} bootstrap"
-    table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; 95% intervals by {how} over deals")
+    table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; {intervals_text(fit)}")
     skill = "mu" in frame.columns
     columns = [("#", "right"), ("bot", "left"), ("games", "right"), ("elo", "right"),
                ("95% interval", "right"), ("score share", "right")]
@@ -137,7 +164,7 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
         if skill:
             cells += [f"{row['mu']:.2f}", f"{row['sigma']:.2f}"]
         table.add_row(*cells)
-    console.print(table)
+    print_table(table, console)
 
     def span(low: float, high: float) -> str:
         return "" if math.isnan(low) else f" (95%: {low:.0f} .. {high:.0f})"
@@ -184,14 +211,13 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
     if format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        typer.echo(json.dumps({"what": what.value, "rows": json_rows(frame)}, indent=2))
+        print_json({"what": what.value, "rows": json_rows(frame)})
     else:
         _print_stats(frame, what)
 
 
 def _print_stats(frame, what: What) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     def interval(lo: str, hi: str, fmt: str):
@@ -222,6 +248,4 @@ def _print_stats(frame, what: What) -> None:
                          no_wrap=True)
     for row in frame.iter_rows(named=True):
         table.add_row(*(cell(row) for cell in columns.values()))
-    console = Console()
-    console.width = max(console.width, 110)  # the standings need 102 columns; fewer would cut cells
-    console.print(table)
+    print_table(table)
