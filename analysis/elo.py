@@ -18,7 +18,7 @@ import polars as pl
 
 from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
                         interval as bootstrap_interval, jackknife_counts, per_deal, resample_batches)
-from .stats import score_share, seats_from_opener
+from .stats import score_share, seats_from_opener, with_faults
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 
@@ -185,7 +185,8 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     estimate = np.append(rating, edge)
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
-    table = ratings_table(results, pairs, bots, rating, low[:n], high[:n])
+    table = ratings_table(results, games.join(pairs, on=["run_id", "game_id"], how="semi"), bots,
+                          rating, low[:n], high[:n])
     order = [index[b] for b in table["bot"].to_list()]
     superiority = superiority_table(bots, order, samples if bootstrap else None)
     other = i0 != i1  # a bot against itself (self_play) tells nothing of its own bound
@@ -210,11 +211,12 @@ def superiority_table(bots: list[str], order: list[int], samples: np.ndarray | N
                         orient="row")
 
 
-def ratings_table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
-    """Games and score share per bot, over the games between different bots only: a game of a bot
-    against itself (``self_play``) informs the seat terms, not the bot's rating."""
-    keys = pairs.select("run_id", "game_id")
-    seats = (results.join(keys, on=["run_id", "game_id"])
+def ratings_table(results, games, bots, rating, low, high) -> pl.DataFrame:
+    """Games and score share per bot, over the games of ``games`` (``run_id``, ``game_id``, and
+    ``fault_seat`` where recorded: a forfeiting seat's share is 0) between different bots only: a
+    game of a bot against itself (``self_play``) informs the seat terms, not the bot's rating."""
+    keys = games.select("run_id", "game_id")
+    seats = (with_faults(results.join(keys, on=["run_id", "game_id"]), games)
              .filter(pl.col("bot").n_unique().over("run_id", "game_id") == pl.len().over("run_id", "game_id")))
     per_bot = (seats.with_columns(score_share()).group_by("bot")
                .agg(pl.len().alias("games"), pl.col("share").mean().alias("score_share")))

@@ -228,7 +228,8 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     estimate = np.concatenate([rating, edges])
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
-    table = ratings_table(results, per_game.select("run_id", "game_id"), bots, rating, low[:n], high[:n])
+    table = ratings_table(results, games.join(per_game, on=["run_id", "game_id"], how="semi"), bots,
+                          rating, low[:n], high[:n])
     superiority = superiority_table(bots, [index[b] for b in table["bot"].to_list()],
                                     samples if bootstrap else None)
     seats = pl.DataFrame({"seat": pl.Series(range(p), dtype=pl.Int32), "edge": edges[:p],

@@ -157,14 +157,12 @@ def status(run_dir: RunDirArg) -> None:
     saved = run_dir / CONFIG_FILE
     if not saved.exists():
         fail(f"{run_dir}: not a league run (no {CONFIG_FILE})")
-    import yaml
-
-    from tournament.config import ConfigError, parse_config
+    from tournament.config import ConfigError, parse_config, read_yaml
     from tournament.standings import league_standings
 
     try:
-        league = parse_config(yaml.safe_load(saved.read_text(encoding="utf-8")), source=str(saved))
-    except (ConfigError, yaml.YAMLError) as exc:
+        league = parse_config(read_yaml(saved), source=str(saved))
+    except ConfigError as exc:
         fail(str(exc))
     from records.folder import lock_holder
 

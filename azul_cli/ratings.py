@@ -72,14 +72,16 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
         fail("--anchor-value needs --anchor BOT: without an anchor the mean bot is at 0")
     anchor_value = 0.0 if anchor_value is None else anchor_value
     runs = read_runs(run_dirs)
-    from analysis.ratings import rate_by_players
+    from analysis.ratings import forfeited_by_players, rate_by_players, withheld_bots, withhold
     from analysis.records import read_records
 
     try:
         records = read_records(runs)
         fits = rate_by_players(records["results"], records["games"], anchor=anchor,
                                anchor_value=anchor_value, bootstrap=bootstrap, seed=seed)
-        tables = {n: _with_openskill(fit.table, records, n) if openskill else fit.table
+        hidden = withheld_bots(records["results"], records["games"])
+        forfeited = forfeited_by_players(records["games"])
+        tables = {n: withhold(_with_openskill(fit.table, records, n) if openskill else fit.table, hidden)
                   for n, fit in fits.items()}
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -90,10 +92,11 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
                            for n, t in tables.items()])
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        print_json([_json_entry(n, fit, tables[n], anchor, bootstrap, seed) for n, fit in fits.items()])
+        print_json([_json_entry(n, fit, tables[n], anchor, bootstrap, seed, hidden, forfeited)
+                    for n, fit in fits.items()])
     else:
         for n, fit in fits.items():
-            _print_table(n, fit, tables[n], anchor, anchor_value)
+            _print_table(n, fit, tables[n], anchor, anchor_value, hidden, forfeited)
 
 
 def _with_openskill(table, records, players: int):
@@ -111,37 +114,37 @@ def _interval(value: float, low: float, high: float) -> dict:
     return {"rating": _num(value), "low": _num(low), "high": _num(high)}
 
 
-def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, seed: int) -> dict:
+def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, seed: int,
+                hidden: list[str], forfeited: dict[int, float]) -> dict:
+    from analysis.ratings import edge_withheld
+
     entry = {"num_players": players,
              "bots": [{k: _num(v, 4 if k == "score_share" else 1) if isinstance(v, float) else v
                        for k, v in row.items()} for row in table.iter_rows(named=True)]}
     if players == 2:
-        entry["first_move"] = _interval(*fit.first_move)
+        entry["first_move"] = None if edge_withheld(forfeited, players) else _interval(*fit.first_move)
     else:
-        entry["seats"] = [{"seat": r["seat"], **_interval(r["edge"], r["low"], r["high"])}
-                          for r in fit.seats.iter_rows(named=True)]
+        entry["seats"] = None if edge_withheld(forfeited, players) else [
+            {"seat": r["seat"], **_interval(r["edge"], r["low"], r["high"])}
+            for r in fit.seats.iter_rows(named=True)]
     superiority: dict[str, dict] = {}
     for row in fit.superiority.iter_rows(named=True):
         superiority.setdefault(row["bot"], {})[row["other"]] = finite(row["los"])
     entry.update({"superiority": superiority,
-                  "unbounded": fit.unbounded, "bootstrap": bootstrap, "seed": seed,
+                  "unbounded": [b for b in fit.unbounded if b not in hidden],
+                  "withheld": [b for b in table["bot"].to_list() if b in hidden],
+                  "bootstrap": bootstrap, "seed": seed,
                   "anchor": _anchored(fit, anchor)})
     return entry
 
 
-def intervals_text(fit) -> str:
-    """What the intervals of a fit are, as its table's header says it: the method that made
-    them, or that there are none (``--bootstrap 0``)."""
-    if fit.bootstrap == 0:
-        return "no intervals (--bootstrap 0)"
-    how = "a jackknife" if fit.interval == "jackknife" else f"a {fit.interval} bootstrap"
-    return f"95% intervals by {how} over deals"
-
-
-def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: float) -> None:
+def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: float,
+                 hidden: list[str], forfeited: dict[int, float]) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+
+    from analysis.ratings import edge_withheld, intervals_text, unbounded_reason
 
     here = _anchored(fit, anchor)
     where = f"{here} at {anchor_value:g}" if here else "mean bot at 0"
@@ -157,9 +160,10 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     for name, justify in columns + ([("mu", "right"), ("sigma", "right")] if skill else []):
         table.add_column(name, justify=justify)
     for i, row in enumerate(frame.iter_rows(named=True), 1):
-        interval = ("-" if math.isnan(row["low"])
+        interval = ("-" if row["low"] is None or math.isnan(row["low"])
                     else f"{row['low']:.0f} .. {row['high']:.0f}")
-        cells = [str(i), row["bot"], f"{row['games']:,}", f"{row['rating']:.0f}", interval,
+        rating = "withheld" if row["rating"] is None else f"{row['rating']:.0f}"
+        cells = [str(i), row["bot"], f"{row['games']:,}", rating, interval,
                  f"{row['score_share']:.1%}"]
         if skill:
             cells += [f"{row['mu']:.2f}", f"{row['sigma']:.2f}"]
@@ -169,17 +173,22 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     def span(low: float, high: float) -> str:
         return "" if math.isnan(low) else f" (95%: {low:.0f} .. {high:.0f})"
 
-    if players == 2:
+    if edge_withheld(forfeited, players):
+        what = "first mover's edge" if players == 2 else "seat edges"
+        console.print(f"{what}: withheld, "
+                      f"{forfeited[players]:.0%} of the games ended by a forfeit", soft_wrap=True)
+    elif players == 2:
         edge, low, high = fit.first_move
         console.print(f"first mover's edge: {edge:+.0f}{span(low, high)}", soft_wrap=True)
     else:
         edges = ", ".join(f"seat {r['seat']} {r['edge']:+.0f}{span(r['low'], r['high'])}"
                           for r in fit.seats.iter_rows(named=True))
         console.print(f"seat edges over the mean seat: {edges}", soft_wrap=True)
-    for bot in fit.unbounded:
-        what = ("won every game or none" if players == 2
-                else "finished first alone in every game, or last alone in every game")
-        console.print(f"note: {bot} {what}: its rating and interval are only a "
+    for bot in (b for b in frame["bot"].to_list() if b in hidden):
+        console.print(f"note: {bot}: rating withheld, it forfeited more than half its games "
+                      "(azul league status, the report's Faults)", soft_wrap=True)
+    for bot in (b for b in fit.unbounded if b not in hidden):
+        console.print(f"note: {bot} {unbounded_reason(players)}: its rating and interval are only a "
                       "bound (set by the fit's ridge)", soft_wrap=True)
 
 
