@@ -21,6 +21,8 @@ from scipy.stats import norm
 
 INTERVALS = ("bca", "percentile", "jackknife")
 JACKKNIFE_GROUPS = 200  # at most this many leave-out fits: deals are grouped beyond it
+MAX_RESAMPLES = 10_000  # the most resamples a fit takes (docs/analysis.md): beyond, only the time grows
+BATCH_CELLS = 4_000_000  # resample counts drawn at once (deals x resamples): bounds the memory
 
 
 def deal_columns(games: pl.DataFrame) -> list[str]:
@@ -52,9 +54,19 @@ def per_deal(codes: np.ndarray, columns: np.ndarray, values: np.ndarray, width: 
 def resample_counts(deals: int, times: int, seed: int) -> np.ndarray:
     """(times, deals): how often each deal is drawn in each of ``times`` resamples of ``deals``
     deals drawn with replacement (seeded)."""
+    batches = list(resample_batches(deals, times, seed))
+    return np.concatenate(batches) if batches else np.empty((0, deals))
+
+
+def resample_batches(deals: int, times: int, seed: int):
+    """``resample_counts`` in batches of rows (about ``BATCH_CELLS`` counts each), the same rows
+    in the same order: a fit that handles a batch at a time holds one batch, never all of them."""
     rng = np.random.default_rng(seed)
-    rows = [np.bincount(rng.integers(0, deals, size=deals), minlength=deals) for _ in range(times)]
-    return np.array(rows, dtype=float).reshape(times, deals)
+    rows = max(1, BATCH_CELLS // max(deals, 1))
+    for start in range(0, times, rows):
+        batch = [np.bincount(rng.integers(0, deals, size=deals), minlength=deals)
+                 for _ in range(min(rows, times - start))]
+        yield np.array(batch, dtype=float).reshape(len(batch), deals)
 
 
 def percentile_interval(samples: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -73,8 +85,21 @@ def min_resamples(level: float = 0.95) -> int:
     return math.ceil(2 / (1 - level) - 1e-9)
 
 
+def check_count(times: int) -> None:
+    """A ValueError for a number of resamples a fit cannot take: below 0 or above
+    ``MAX_RESAMPLES``."""
+    if isinstance(times, bool) or not isinstance(times, (int, np.integer)):
+        raise ValueError(f"bootstrap must be a whole number of resamples, not {times!r}")
+    if times < 0:
+        raise ValueError(f"bootstrap must be 0 or more, not {times}")
+    if times > MAX_RESAMPLES:
+        raise ValueError(f"{times:,} resamples are more than the {MAX_RESAMPLES:,} a fit takes")
+
+
 def check_resamples(times: int, level: float = 0.95) -> None:
-    """A ValueError for a bootstrap too small for an interval (0, no interval at all, is fine)."""
+    """A ValueError for a bootstrap a command refuses: one ``check_count`` refuses, or one too
+    small for an interval (0, no interval at all, is fine)."""
+    check_count(times)
     need = min_resamples(level)
     if 0 < times < need:
         raise ValueError(f"{times} resamples are too few for a {level:.0%} interval: it needs "

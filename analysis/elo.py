@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
-                        jackknife_counts, per_deal, resample_counts)
-from .stats import score_share, seats_from_opener
+from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
+                        interval as bootstrap_interval, jackknife_counts, per_deal, resample_batches)
+from .stats import score_share, seats_from_opener, with_faults
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 
@@ -119,6 +119,21 @@ def _objective_rows(x, w, ws, t, ridge):
         - 0.5 * ridge * (t * t).sum(axis=1)
 
 
+MAX_ANCHOR_VALUE = 1e6  # |anchor_value| at most this: ratings stay finite numbers
+
+
+def check_anchor_value(value: float) -> None:
+    """A ValueError for an anchor rating that is not a finite number within
+    +-``MAX_ANCHOR_VALUE`` (NaN would rate every bot NaN, 1e308 every other bot infinite)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"anchor_value must be a number, not {value!r}") from None
+    if not abs(number) <= MAX_ANCHOR_VALUE:  # NaN fails this too
+        raise ValueError(f"anchor_value must be a finite number from {-MAX_ANCHOR_VALUE:g} to "
+                         f"{MAX_ANCHOR_VALUE:g}, not {value!r}")
+
+
 def centre_ratings(theta: np.ndarray, n: int, anchor: int | None, anchor_value: float) -> np.ndarray:
     """Elo points of the first ``n`` log-strengths, centred on their mean or with bot ``anchor``
     at ``anchor_value``."""
@@ -133,15 +148,17 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     """Fit Elo ratings to the 2-player games of ``results`` (deals taken from ``games``).
 
     Ratings are centred on the pool's mean, or put ``anchor`` (a bot's name) at ``anchor_value``.
-    ``bootstrap`` resamples of whole deals (seeded by ``seed``) give the ``level`` intervals,
-    BCa by default (``interval``: one of ``analysis.bootstrap.INTERVALS``).
+    The ``level`` intervals are the deal jackknife's by default (``interval``: one of
+    ``analysis.bootstrap.INTERVALS``); ``bootstrap`` resamples of whole deals (seeded by ``seed``,
+    at most ``MAX_RESAMPLES``) give ``superiority`` (and the ``bca`` and ``percentile``
+    intervals). ``bootstrap=0`` gives neither intervals nor superiority.
     """
     pairs = _pair_games(results, games)
     bots = sorted(set(pairs["bot0"].to_list()) | set(pairs["bot1"].to_list()))
     if anchor is not None and anchor not in bots:
         raise ValueError(f"anchor {anchor!r} is not a bot of these games (bots: {', '.join(bots)})")
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    check_count(bootstrap)
+    check_anchor_value(anchor_value)
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}")
     n, index = len(bots), {b: i for i, b in enumerate(bots)}
@@ -162,13 +179,14 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
         codes, cell = deal_codes(pairs["cluster"]), i0 * n + i1
         per_w = per_deal(codes, cell, np.ones(len(s)), n * n)
         per_ws = per_deal(codes, cell, s, n * n)
-        samples = fits(resample_counts(per_w.shape[0], bootstrap, seed))
+        samples = np.concatenate([fits(c) for c in resample_batches(per_w.shape[0], bootstrap, seed)])
         if interval != "percentile":
             jackknife = fits(jackknife_counts(per_w.shape[0]))
     estimate = np.append(rating, edge)
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
-    table = ratings_table(results, pairs, bots, rating, low[:n], high[:n])
+    table = ratings_table(results, games.join(pairs, on=["run_id", "game_id"], how="semi"), bots,
+                          rating, low[:n], high[:n])
     order = [index[b] for b in table["bot"].to_list()]
     superiority = superiority_table(bots, order, samples if bootstrap else None)
     other = i0 != i1  # a bot against itself (self_play) tells nothing of its own bound
@@ -193,11 +211,12 @@ def superiority_table(bots: list[str], order: list[int], samples: np.ndarray | N
                         orient="row")
 
 
-def ratings_table(results, pairs, bots, rating, low, high) -> pl.DataFrame:
-    """Games and score share per bot, over the games between different bots only: a game of a bot
-    against itself (``self_play``) informs the seat terms, not the bot's rating."""
-    keys = pairs.select("run_id", "game_id")
-    seats = (results.join(keys, on=["run_id", "game_id"])
+def ratings_table(results, games, bots, rating, low, high) -> pl.DataFrame:
+    """Games and score share per bot, over the games of ``games`` (``run_id``, ``game_id``, and
+    ``fault_seat`` where recorded: a forfeiting seat's share is 0) between different bots only: a
+    game of a bot against itself (``self_play``) informs the seat terms, not the bot's rating."""
+    keys = games.select("run_id", "game_id")
+    seats = (with_faults(results.join(keys, on=["run_id", "game_id"]), games)
              .filter(pl.col("bot").n_unique().over("run_id", "game_id") == pl.len().over("run_id", "game_id")))
     per_bot = (seats.with_columns(score_share()).group_by("bot")
                .agg(pl.len().alias("games"), pl.col("share").mean().alias("score_share")))

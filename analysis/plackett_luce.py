@@ -27,9 +27,9 @@ from math import comb
 import numpy as np
 import polars as pl
 
-from .bootstrap import (INTERVALS, deal_codes, deal_columns, deal_key, interval as bootstrap_interval,
-                        jackknife_counts, per_deal, resample_counts)
-from .elo import SCALE, EloFit, centre_ratings, ratings_table, superiority_table
+from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
+                        interval as bootstrap_interval, jackknife_counts, per_deal, resample_batches)
+from .elo import SCALE, EloFit, centre_ratings, check_anchor_value, ratings_table, superiority_table
 from .stats import seats_from_opener
 
 
@@ -180,8 +180,8 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     ``fit_elo``."""
     if num_players < 2:
         raise ValueError(f"num_players must be 2 or more, not {num_players}")
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    check_count(bootstrap)
+    check_anchor_value(anchor_value)
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}")
     per_game, bots, seat_bots, ranks = _games(results, games, num_players)
@@ -222,13 +222,14 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
                 out[j:j + chunk, n:] = _seat_edges(b, n)
             return out
 
-        samples = fits(resample_counts(sums.shape[0], bootstrap, seed))
+        samples = np.concatenate([fits(c) for c in resample_batches(sums.shape[0], bootstrap, seed)])
         if interval != "percentile":
             jackknife = fits(jackknife_counts(sums.shape[0]))
     estimate = np.concatenate([rating, edges])
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
-    table = ratings_table(results, per_game.select("run_id", "game_id"), bots, rating, low[:n], high[:n])
+    table = ratings_table(results, games.join(per_game, on=["run_id", "game_id"], how="semi"), bots,
+                          rating, low[:n], high[:n])
     superiority = superiority_table(bots, [index[b] for b in table["bot"].to_list()],
                                     samples if bootstrap else None)
     seats = pl.DataFrame({"seat": pl.Series(range(p), dtype=pl.Int32), "edge": edges[:p],

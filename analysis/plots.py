@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 
 import matplotlib
 
@@ -29,9 +30,14 @@ BLUE, GREY = "#3366aa", "#888888"
 
 
 def to_svg(fig) -> str:
-    """A figure as an ``<svg>`` element for inline HTML (closes the figure)."""
+    """A figure as an ``<svg>`` element for inline HTML (closes the figure).
+
+    Text stays text in the SVG, so the browser draws every character of a name with its own
+    fonts; matplotlib's warning that its font lacks a glyph (a CJK name: one warning a character)
+    is about its estimate of the text's width only, and is not shown."""
     buf = io.StringIO()
-    with plt.rc_context(STYLE):
+    with plt.rc_context(STYLE), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
     text = buf.getvalue()

@@ -3,13 +3,67 @@
 A rating from 2-player games and one from 4-player games measure different things (and the
 Plackett-Luce scale is not the Bradley-Terry one), so the counts are never mixed: each count
 present in the records gets its own fit, on its own games only.
+
+A bot that forfeited more than half its games (``stats.faults``' ``withheld``) has a rating
+that measures its faults, not its play: ``withheld`` names such bots and ``withhold`` blanks
+their ratings, the one rule of ``azul elo``, the league's standings and the report; where most
+games of a player count were forfeited, its seat edges are withheld too (``edge_withheld``).
 """
 from __future__ import annotations
 
 import polars as pl
 
-from .elo import EloFit, fit_elo
+from . import stats
+from .elo import EloFit, check_anchor_value, fit_elo
 from .plackett_luce import fit_plackett_luce
+
+
+def withheld(faults: pl.DataFrame) -> list[str]:
+    """The bots whose ratings are withheld (``faults``: ``stats.faults``' frame): more than
+    ``stats.WITHHOLD_ABOVE`` of their games forfeited."""
+    return faults.filter(pl.col("withheld"))["bot"].to_list()
+
+
+def withheld_bots(results: pl.DataFrame, games: pl.DataFrame) -> list[str]:
+    """``withheld`` of the records' faults."""
+    return withheld(stats.faults(results, games))
+
+
+def intervals_text(fit: EloFit) -> str:
+    """What a fit's intervals are, as a table's header says it: the method that made them, or
+    that there are none (``bootstrap=0``)."""
+    if fit.bootstrap == 0:
+        return "no intervals (--bootstrap 0)"
+    how = "a jackknife" if fit.interval == "jackknife" else f"a {fit.interval} bootstrap"
+    return f"95% intervals by {how} over deals"
+
+
+def unbounded_reason(players: int) -> str:
+    """Why a bot of ``EloFit.unbounded`` has only a bound for a rating (its interval then has no
+    width worth the name: the ridge sets both ends)."""
+    return ("won every game or none" if players == 2
+            else "finished first alone in every game, or last alone in every game")
+
+
+def forfeited_by_players(games: pl.DataFrame) -> dict[int, float]:
+    """Per player count, the share of its games that a seat forfeited (none without ``fault_seat``)."""
+    if "fault_seat" not in games.columns:
+        return {}
+    share = games.group_by("num_players").agg(pl.col("fault_seat").is_not_null().mean())
+    return dict(zip(share["num_players"].to_list(), share["fault_seat"].to_list()))
+
+
+def edge_withheld(forfeited: dict[int, float], players: int) -> bool:
+    """Whether a player count's seat edges are withheld (``forfeited``: ``forfeited_by_players``):
+    they mean nothing where most games ended by a forfeit (its timing, not the seat)."""
+    return forfeited.get(players, 0.0) > stats.WITHHOLD_ABOVE
+
+
+def withhold(table: pl.DataFrame, bots: list[str]) -> pl.DataFrame:
+    """A ratings table (``EloFit.table``) with the rating, low and high of ``bots`` set to null."""
+    hide = pl.col("bot").is_in(bots)
+    return table.with_columns(
+        pl.when(hide).then(None).otherwise(pl.col(c)).alias(c) for c in ("rating", "low", "high"))
 
 
 def player_counts(results: pl.DataFrame) -> list[int]:
@@ -27,6 +81,7 @@ def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str |
     a count it did not play is centred on its pool's mean instead. An anchor found in no count
     at all is a ``ValueError``. ``interval``: the method of the intervals (``fit_elo``).
     """
+    check_anchor_value(anchor_value)
     counts = player_counts(results)
     if not counts:
         raise ValueError("no games in the records")

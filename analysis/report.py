@@ -22,7 +22,8 @@ from typing import Any
 import polars as pl
 
 from . import stats
-from .ratings import rate_by_players
+from .bootstrap import check_count
+from .ratings import forfeited_by_players, rate_by_players, unbounded_reason
 from .records import Runs, check_runs, read_records, reading
 from .sections import SECTIONS, Context, Section
 from .sections.format import esc, interval, md_cell
@@ -80,16 +81,12 @@ def context(runs: Runs, bootstrap: int, seed: int) -> Context:
     if games.height == 0 or results.height == 0:
         raise ValueError("no games in the records")
     by_players = games.group_by("num_players").len().sort("num_players")
-    forfeited = {}
-    if "fault_seat" in games.columns:
-        share = games.group_by("num_players").agg(pl.col("fault_seat").is_not_null().mean())
-        forfeited = dict(zip(share["num_players"].to_list(), share["fault_seat"].to_list()))
     return Context(
         runs=runs, games=games, results=results,
         games_by_players=dict(zip(by_players["num_players"].to_list(), by_players["len"].to_list())),
         bots=sorted(results["bot"].unique().to_list()),
         ratings=rate_by_players(results, games, bootstrap=bootstrap, seed=seed),
-        faults=stats.faults(results, games), forfeited=forfeited)
+        faults=stats.faults(results, games), forfeited=forfeited_by_players(games))
 
 
 def collect(run_dirs: str | Path | Iterable[str | Path] | Runs, *, bootstrap: int = 200,
@@ -97,8 +94,7 @@ def collect(run_dirs: str | Path | Iterable[str | Path] | Runs, *, bootstrap: in
     """Read the records of ``run_dirs`` (a ``Runs``, or folders to check) and compute every
     section and figure of the report."""
     runs = check_runs(run_dirs)
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be 0 or more, not {bootstrap}")
+    check_count(bootstrap)
     ctx = context(runs, bootstrap, seed)
     report = Report(
         run_ids=sorted(ctx.games["run_id"].unique().to_list()), games=ctx.games.height,
@@ -124,10 +120,11 @@ def _newest(runs: Runs) -> str:
 
 # ---------------------------------------------------------------- elo.csv
 def elo_frame(report: Report) -> pl.DataFrame:
-    """bot, num_players, games, rating, low, high, score_share: every player count, best first."""
-    frames = [fit.table.with_columns(pl.lit(n, dtype=pl.Int64).alias("num_players"))
+    """bot, num_players, games, rating, low, high, score_share: every player count, best first
+    (a withheld bot's rating, low and high empty, as in the report)."""
+    frames = [rated(report, n).with_columns(pl.lit(n, dtype=pl.Int64).alias("num_players"))
               .select("bot", "num_players", "games", "rating", "low", "high", "score_share")
-              for n, fit in sorted(report.ratings.items())]
+              for n in sorted(report.ratings)]
     return pl.concat(frames) if frames else pl.DataFrame()
 
 
@@ -146,6 +143,8 @@ def headline(report: Report) -> str:
         top = table.row(0, named=True)
         span = interval(top["low"], top["high"])
         within = "" if span == "-" else f", 95% {span}"
+        if top["bot"] in report.ratings[n].unbounded:  # the ridge sets its rating and interval
+            within += f"; a bound only: it {unbounded_reason(n)}"
         parts.append(f"{n} players: {top['bot']} ({top['rating']:+.0f} Elo{within}, "
                      f"{top['games']:,} games)")
     return "leader: " + "; ".join(parts)

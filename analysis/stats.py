@@ -47,13 +47,28 @@ def wilson_exprs(k: str, n: str, prefix: str = "", z: float = Z95,
 
 
 def score_share() -> pl.Expr:
-    """A seat's score share in its game: its score over all seats' scores at the table, 1/players
-    when nobody scored. A bot's ``score_share`` is the mean of these over its games: the one
-    definition of the standings, the ratings tables and the league's table (docs/analysis.md)."""
+    """A seat's score share in its game (``analysis.totals``): its score over all seats' scores at
+    the table, 1/players when nobody scored; 0 for a seat that forfeited (column ``faulted``, from
+    ``with_faults``), the others then sharing the table without it. A bot's ``score_share`` is
+    the mean of these over its games: the one definition of the standings, the ratings tables and
+    the league's table (docs/analysis.md)."""
     g = ["run_id", "game_id"]
-    total = pl.col("score").cast(pl.Float64).sum().over(g)
-    return (pl.when(total > 0).then(pl.col("score") / total)
-            .otherwise(1.0 / pl.len().over(g)).alias("share"))
+    kept = ~pl.col("faulted")
+    total = pl.when(kept).then(pl.col("score").cast(pl.Float64)).otherwise(0.0).sum().over(g)
+    return (pl.when(~kept).then(0.0).when(total > 0).then(pl.col("score") / total)
+            .otherwise(1.0 / kept.cast(pl.Float64).sum().over(g)).alias("share"))
+
+
+def with_faults(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFrame:
+    """``results`` with ``faulted``: whether the seat forfeited its game (``games.fault_seat``;
+    false everywhere for records without it)."""
+    if games is None or "fault_seat" not in games.columns:
+        return results.with_columns(pl.lit(False).alias("faulted"))
+    fault = games.select("run_id", "game_id", pl.col("fault_seat").cast(pl.Int64).alias("_fault_seat"))
+    return (results.join(fault, on=["run_id", "game_id"], how="left", maintain_order="left")
+            .with_columns((pl.col("seat").cast(pl.Int64) == pl.col("_fault_seat")).fill_null(False)
+                          .alias("faulted"))
+            .drop("_fault_seat"))
 
 
 def design_effects(o: pl.DataFrame, by: list[str], points: str = "points") -> pl.DataFrame:
@@ -102,12 +117,13 @@ def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFram
 
 
 def _known_games(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFrame:
-    """``results`` of the games ``games`` lists (all without it), with their ``deal_key``."""
+    """``results`` of the games ``games`` lists (all without it), with their ``deal_key`` and
+    ``faulted`` (``with_faults``)."""
     cols = [] if games is None else deal_columns(games)
     if games is not None:
         results = results.join(games.select("run_id", "game_id", *cols), on=["run_id", "game_id"],
                                how="semi" if not cols else "inner")
-    results = results.with_columns(deal_key(cols).alias("deal_key")).drop(cols)
+    results = with_faults(results.with_columns(deal_key(cols).alias("deal_key")).drop(cols), games)
     if results.height == 0:
         raise ValueError("no game results in the records")
     return results
@@ -143,7 +159,7 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
     names = sorted(r["bot"].unique().to_list())
     bot = r["bot"].replace_strict(names, list(range(len(names))), return_dtype=pl.Int64).to_numpy()
     score = r["score"].cast(pl.Float64).to_numpy()
-    outcome = seat_outcomes(game, bot, score, r["rank"].to_numpy())
+    outcome = seat_outcomes(game, bot, score, r["rank"].to_numpy(), r["faulted"].to_numpy())
     if not outcome["counted"].any():
         raise ValueError("no game between different bots in the records")
     t = bot_totals(game, bot, len(names), score, r["rank"].to_numpy(), outcome=outcome, sums={

@@ -6,6 +6,7 @@ several commands are written here once, as ``Annotated[..., typer.Option(help=..
 """
 from __future__ import annotations
 
+import json
 import math
 import random
 import sys
@@ -37,6 +38,28 @@ def console(plain: bool = False) -> Console:
     return Console(color_system=None if plain else "auto", highlight=False)
 
 
+TERMINAL_MIN_WIDTH = 110  # on a terminal narrower than this, lines wrap rather than cells being cut
+
+
+def print_table(table, out: Console | None = None) -> None:
+    """Print a rich table whole, the one way every command prints one: off a terminal (a pipe, a
+    file) at its full width, every cell in full whatever ``COLUMNS`` says; on a terminal at least
+    ``TERMINAL_MIN_WIDTH`` columns wide, so that a table that fits there is never cut."""
+    from rich.measure import Measurement
+
+    out = out if out is not None else Console(highlight=False)
+    width = out.width
+    if out.is_terminal:
+        wanted = max(width, TERMINAL_MIN_WIDTH)
+    else:
+        wanted = max(width, Measurement.get(out, out.options.update_width(1 << 20), table).maximum)
+    out.width = wanted
+    try:
+        out.print(table)
+    finally:
+        out.width = width
+
+
 class Format(str, Enum):
     table = "table"
     csv = "csv"
@@ -47,13 +70,21 @@ FormatOpt = Annotated[Format, typer.Option(
     "--format", "-f", help="table (for people), csv or json (for programs).")]
 
 
+def finite(value: float | None, digits: int = 4) -> float | None:
+    """A float for JSON: rounded to ``digits`` decimals; NaN and infinities (no number) as null."""
+    return None if value is None or not math.isfinite(value) else round(value, digits)
+
+
 def json_rows(frame) -> list[dict]:
-    """A Polars frame's rows for JSON: floats to 4 decimals, NaN as null."""
-    def clean(value):
-        if isinstance(value, float):
-            return None if math.isnan(value) else round(value, 4)
-        return value
-    return [{k: clean(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+    """A Polars frame's rows for JSON: floats to 4 decimals, NaN and infinities as null."""
+    return [{k: finite(v) if isinstance(v, float) else v for k, v in row.items()}
+            for row in frame.iter_rows(named=True)]
+
+
+def print_json(doc, indent: int | None = 2) -> None:
+    """Print a document as strict JSON (RFC 8259: a NaN or an infinity is a bug, never
+    ``NaN`` or ``Infinity`` in the output)."""
+    typer.echo(json.dumps(doc, indent=indent, allow_nan=False))
 
 
 # ---------------------------------------------------------------- games

@@ -8,6 +8,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from .common import print_table
+
 
 def event_table(ev) -> Table:
     """The table of an ``analysis.events.EventStandings``."""
@@ -45,4 +47,4 @@ def event_table(ev) -> Table:
 
 def print_event(console: Console, ev) -> None:
     if ev is not None:
-        console.print(event_table(ev))
+        print_table(event_table(ev), console)

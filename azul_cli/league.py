@@ -13,7 +13,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from .common import fail, os_error_message
+from .common import fail, os_error_message, print_table
 
 if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a command runs
     from tournament.repair import RepairReport
@@ -157,14 +157,12 @@ def status(run_dir: RunDirArg) -> None:
     saved = run_dir / CONFIG_FILE
     if not saved.exists():
         fail(f"{run_dir}: not a league run (no {CONFIG_FILE})")
-    import yaml
-
-    from tournament.config import ConfigError, parse_config
+    from tournament.config import ConfigError, parse_config, read_yaml
     from tournament.standings import league_standings
 
     try:
-        league = parse_config(yaml.safe_load(saved.read_text(encoding="utf-8")), source=str(saved))
-    except (ConfigError, yaml.YAMLError) as exc:
+        league = parse_config(read_yaml(saved), source=str(saved))
+    except ConfigError as exc:
         fail(str(exc))
     from records.folder import lock_holder
 
@@ -185,7 +183,7 @@ def status(run_dir: RunDirArg) -> None:
     console.print(f"league {league.name}: {tally.total:,} of {league.total_games:,} games recorded, {state}",
                   soft_wrap=True)
     console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
-    console.print(_standings_table(standings))
+    print_table(_standings_table(standings), console)
     _print_event(console, run_dir)
 
 
@@ -319,7 +317,7 @@ def _report(console: Console, summary: LeagueSummary) -> None:
     console.print(f"records: {summary.run_dir}/ (games/, results/, moves/, rounds/ as Parquet; "
                   f"config.yaml{', standings.csv' if summary.complete else ''})", soft_wrap=True)
     if summary.standings:
-        console.print(_standings_table(summary.standings))
+        print_table(_standings_table(summary.standings), console)
     _print_event(console, summary.run_dir)
 
 
@@ -345,7 +343,7 @@ def _standings_table(standings: list[BotStanding]) -> Table:
     table = Table(title="standings (elo: mean bot 0, intervals in azul elo)",
                   title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("#", justify="right")
-    table.add_column("bot", no_wrap=True, max_width=28)
+    table.add_column("bot", no_wrap=True)
     for col in ("games", "win rate", "score", "score share", "faults", "elo"):
         table.add_column(col, justify="right")
     for i, r in enumerate(standings, 1):

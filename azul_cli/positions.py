@@ -21,7 +21,8 @@ from engine.loop import Dealt, Moved, play
 
 from . import render
 from .common import (POSITION_HELP, Players, Plain, Position, VariantOpt, Variant, console,
-                     drawn_seed, fail, load_position, position_argument, seed_option, write_text)
+                     drawn_seed, fail, load_position, position_argument, print_json, print_table,
+                     seed_option, write_text)
 
 Seed = seed_option("Seed for the deals and the moves; the same seed plays the same game. "
                    "Without it, a seed is drawn and printed.")
@@ -155,7 +156,7 @@ def analyze(
     seconds = time.perf_counter() - started
     shown = rows[:top] if top else rows
     if as_json:
-        typer.echo(json.dumps(shown))
+        print_json(shown, indent=None)
         return
     out = console(plain)
     total = sum(r["visits"] for r in rows)
@@ -170,7 +171,7 @@ def analyze(
         share = f"{100 * row['visits'] / total:.1f}%" if total else "-"
         table.add_row(str(rank), row["move"], str(row["visits"]), share, f"{row['value']:.3f}",
                       " ".join(row["pv"]) or "-")
-    out.print(table)
+    print_table(table, out)
     hidden = len(rows) - len(shown)
     if hidden:
         out.print(f"({hidden} more move{'s' if hidden > 1 else ''}; --top 0 shows them all)",

@@ -7,19 +7,33 @@ other commands start fast.
 """
 from __future__ import annotations
 
-import json
 import math
 from enum import Enum
 from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows, read_runs
+from .common import Format, FormatOpt, RunDirs, fail, finite, json_rows, print_json, print_table, read_runs
+
+
+def _anchor_value(value: float | None) -> float | None:
+    from analysis.elo import check_anchor_value
+
+    if value is not None:
+        try:
+            check_anchor_value(value)
+        except ValueError as exc:
+            fail(f"--anchor-value: {exc}")
+    return value
+
 
 AnchorOpt = Annotated[str | None, typer.Option(
     "--anchor", metavar="BOT", help="Put this bot at --anchor-value (default: the mean bot at 0).")]
-AnchorValueOpt = Annotated[float, typer.Option(
-    "--anchor-value", help="The anchor bot's rating.")]
+AnchorValueOpt = Annotated[float | None, typer.Option(
+    "--anchor-value", metavar="X", callback=_anchor_value, show_default="0",
+    help="The --anchor bot's rating, a finite number from -1e6 to 1e6 (needs --anchor).")]
+
+
 def _resamples(value: int) -> int:
     from analysis.bootstrap import check_resamples
 
@@ -32,12 +46,14 @@ def _resamples(value: int) -> int:
 
 BootstrapOpt = Annotated[int, typer.Option(
     "--bootstrap", "-b", metavar="N", min=0, callback=_resamples,
-    help="Bootstrap resamples of whole deals (0: no intervals; else 40 or more).")]
+    help="Bootstrap resamples of whole deals, 40 to 10000: they give the likelihood of "
+         "superiority; 0: no intervals and no superiority (the 95% intervals come from a deal "
+         "jackknife).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")]
 
 
 def _num(x: float | None, digits: int = 1) -> float | None:
-    return None if x is None or math.isnan(x) else round(x, digits)
+    return finite(x, digits)
 
 
 OpenSkillOpt = Annotated[bool, typer.Option(
@@ -45,21 +61,27 @@ OpenSkillOpt = Annotated[bool, typer.Option(
 
 
 def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt = None,
-        anchor_value: AnchorValueOpt = 0.0, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
+        anchor_value: AnchorValueOpt = None, bootstrap: BootstrapOpt = 200, seed: SeedOpt = 0,
         openskill: OpenSkillOpt = False) -> None:
     """Elo ratings of the bots with 95% intervals, one fit per player count.
 
-    Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; intervals by bootstrap over deals.
+    Bradley-Terry for 2 players, Plackett-Luce for 3 and 4; 95% intervals by a jackknife over
+    deals, the likelihood of superiority by a bootstrap over deals (--bootstrap 0: neither).
     """
+    if anchor_value is not None and anchor is None:
+        fail("--anchor-value needs --anchor BOT: without an anchor the mean bot is at 0")
+    anchor_value = 0.0 if anchor_value is None else anchor_value
     runs = read_runs(run_dirs)
-    from analysis.ratings import rate_by_players
+    from analysis.ratings import forfeited_by_players, rate_by_players, withheld_bots, withhold
     from analysis.records import read_records
 
     try:
         records = read_records(runs)
         fits = rate_by_players(records["results"], records["games"], anchor=anchor,
                                anchor_value=anchor_value, bootstrap=bootstrap, seed=seed)
-        tables = {n: _with_openskill(fit.table, records, n) if openskill else fit.table
+        hidden = withheld_bots(records["results"], records["games"])
+        forfeited = forfeited_by_players(records["games"])
+        tables = {n: withhold(_with_openskill(fit.table, records, n) if openskill else fit.table, hidden)
                   for n, fit in fits.items()}
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -70,11 +92,11 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
                            for n, t in tables.items()])
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        doc = [_json_entry(n, fit, tables[n], anchor, bootstrap, seed) for n, fit in fits.items()]
-        typer.echo(json.dumps(doc, indent=2))
+        print_json([_json_entry(n, fit, tables[n], anchor, bootstrap, seed, hidden, forfeited)
+                    for n, fit in fits.items()])
     else:
         for n, fit in fits.items():
-            _print_table(n, fit, tables[n], anchor, anchor_value)
+            _print_table(n, fit, tables[n], anchor, anchor_value, hidden, forfeited)
 
 
 def _with_openskill(table, records, players: int):
@@ -92,28 +114,37 @@ def _interval(value: float, low: float, high: float) -> dict:
     return {"rating": _num(value), "low": _num(low), "high": _num(high)}
 
 
-def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, seed: int) -> dict:
+def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, seed: int,
+                hidden: list[str], forfeited: dict[int, float]) -> dict:
+    from analysis.ratings import edge_withheld
+
     entry = {"num_players": players,
              "bots": [{k: _num(v, 4 if k == "score_share" else 1) if isinstance(v, float) else v
                        for k, v in row.items()} for row in table.iter_rows(named=True)]}
     if players == 2:
-        entry["first_move"] = _interval(*fit.first_move)
+        entry["first_move"] = None if edge_withheld(forfeited, players) else _interval(*fit.first_move)
     else:
-        entry["seats"] = [{"seat": r["seat"], **_interval(r["edge"], r["low"], r["high"])}
-                          for r in fit.seats.iter_rows(named=True)]
+        entry["seats"] = None if edge_withheld(forfeited, players) else [
+            {"seat": r["seat"], **_interval(r["edge"], r["low"], r["high"])}
+            for r in fit.seats.iter_rows(named=True)]
     superiority: dict[str, dict] = {}
     for row in fit.superiority.iter_rows(named=True):
-        superiority.setdefault(row["bot"], {})[row["other"]] = row["los"]
+        superiority.setdefault(row["bot"], {})[row["other"]] = finite(row["los"])
     entry.update({"superiority": superiority,
-                  "unbounded": fit.unbounded, "bootstrap": bootstrap, "seed": seed,
+                  "unbounded": [b for b in fit.unbounded if b not in hidden],
+                  "withheld": [b for b in table["bot"].to_list() if b in hidden],
+                  "bootstrap": bootstrap, "seed": seed,
                   "anchor": _anchored(fit, anchor)})
     return entry
 
 
-def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: float) -> None:
+def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: float,
+                 hidden: list[str], forfeited: dict[int, float]) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
+
+    from analysis.ratings import edge_withheld, intervals_text, unbounded_reason
 
     here = _anchored(fit, anchor)
     where = f"{here} at {anchor_value:g}" if here else "mean bot at 0"
@@ -122,37 +153,42 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     model = "Bradley-Terry" if players == 2 else "Plackett-Luce"
     console = Console()
     console.print(f"\n{players} players ({model})", style="bold", soft_wrap=True)
-    how = "a jackknife" if fit.interval == "jackknife" else f"{fit.interval} bootstrap"
-    table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; 95% intervals by {how} over deals")
+    table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; {intervals_text(fit)}")
     skill = "mu" in frame.columns
     columns = [("#", "right"), ("bot", "left"), ("games", "right"), ("elo", "right"),
                ("95% interval", "right"), ("score share", "right")]
     for name, justify in columns + ([("mu", "right"), ("sigma", "right")] if skill else []):
         table.add_column(name, justify=justify)
     for i, row in enumerate(frame.iter_rows(named=True), 1):
-        interval = ("-" if math.isnan(row["low"])
+        interval = ("-" if row["low"] is None or math.isnan(row["low"])
                     else f"{row['low']:.0f} .. {row['high']:.0f}")
-        cells = [str(i), row["bot"], f"{row['games']:,}", f"{row['rating']:.0f}", interval,
+        rating = "withheld" if row["rating"] is None else f"{row['rating']:.0f}"
+        cells = [str(i), row["bot"], f"{row['games']:,}", rating, interval,
                  f"{row['score_share']:.1%}"]
         if skill:
             cells += [f"{row['mu']:.2f}", f"{row['sigma']:.2f}"]
         table.add_row(*cells)
-    console.print(table)
+    print_table(table, console)
 
     def span(low: float, high: float) -> str:
         return "" if math.isnan(low) else f" (95%: {low:.0f} .. {high:.0f})"
 
-    if players == 2:
+    if edge_withheld(forfeited, players):
+        what = "first mover's edge" if players == 2 else "seat edges"
+        console.print(f"{what}: withheld, "
+                      f"{forfeited[players]:.0%} of the games ended by a forfeit", soft_wrap=True)
+    elif players == 2:
         edge, low, high = fit.first_move
         console.print(f"first mover's edge: {edge:+.0f}{span(low, high)}", soft_wrap=True)
     else:
         edges = ", ".join(f"seat {r['seat']} {r['edge']:+.0f}{span(r['low'], r['high'])}"
                           for r in fit.seats.iter_rows(named=True))
         console.print(f"seat edges over the mean seat: {edges}", soft_wrap=True)
-    for bot in fit.unbounded:
-        what = ("won every game or none" if players == 2
-                else "finished first alone in every game, or last alone in every game")
-        console.print(f"note: {bot} {what}: its rating and interval are only a "
+    for bot in (b for b in frame["bot"].to_list() if b in hidden):
+        console.print(f"note: {bot}: rating withheld, it forfeited more than half its games "
+                      "(azul league status, the report's Faults)", soft_wrap=True)
+    for bot in (b for b in fit.unbounded if b not in hidden):
+        console.print(f"note: {bot} {unbounded_reason(players)}: its rating and interval are only a "
                       "bound (set by the fit's ridge)", soft_wrap=True)
 
 
@@ -191,7 +227,7 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
     if format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        typer.echo(json.dumps({"what": what.value, "rows": json_rows(frame)}, indent=2))
+        print_json({"what": what.value, "rows": json_rows(frame)})
     else:
         _print_stats(frame, what)
         if what is What.standings:  # an event's own table after the standings
@@ -235,7 +271,6 @@ def _event_standings(runs, format: Format) -> None:
 
 def _print_stats(frame, what: What) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     def interval(lo: str, hi: str, fmt: str):
@@ -266,6 +301,4 @@ def _print_stats(frame, what: What) -> None:
                          no_wrap=True)
     for row in frame.iter_rows(named=True):
         table.add_row(*(cell(row) for cell in columns.values()))
-    console = Console()
-    console.width = max(console.width, 110)  # the standings need 102 columns; fewer would cut cells
-    console.print(table)
+    print_table(table)

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Format, FormatOpt, fail, json_rows
+from .common import Format, FormatOpt, fail, json_rows, print_json, print_table
 from .ratings import AnchorOpt, BootstrapOpt, SeedOpt
 
 app = typer.Typer(
@@ -84,7 +84,7 @@ def show(rating_list: ListArg, format: FormatOpt = Format.table, anchor: AnchorO
     if format is Format.json:
         doc = shown.as_dict()
         doc["players"] = [{"num_players": n, "bots": json_rows(t)} for n, t in shown.tables.items()]
-        typer.echo(json.dumps(doc, indent=2))
+        print_json(doc)
     elif format is Format.csv:
         import polars as pl
 
@@ -113,4 +113,4 @@ def _print(shown) -> None:
             span = "-" if low is None or math.isnan(low) else f"{low:.0f} .. {high:.0f}"
             change = "new" if r["previous"] is None else f"{r['change']:+.0f}"
             table.add_row(str(i), r["bot"], f"{r['rating']:.0f}", span, f"{r['games']:,}", change)
-        console.print(table)
+        print_table(table, console)

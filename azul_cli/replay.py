@@ -56,7 +56,7 @@ def scores_table(game: ReplayGame, rounds_done: int) -> Table | Text:
     table = Table(title="score after each round", title_justify="left", box=None, padding=(0, 2))
     table.add_column("round", justify="right")
     for seat, bot in enumerate(game.bots):
-        table.add_column(f"seat {seat} {bot}", justify="right")
+        table.add_column(f"seat {seat} {bot}", justify="right", overflow="fold")  # a long name folds, whole
     for r, scores in enumerate(game.round_scores[:rounds_done], 1):
         table.add_row(str(r), *(str(s) for s in scores))
     return table

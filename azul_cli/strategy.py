@@ -6,14 +6,13 @@ command runs, so other commands start fast.
 """
 from __future__ import annotations
 
-import json
 import math
 from enum import Enum
 from typing import Annotated
 
 import typer
 
-from .common import Format, FormatOpt, RunDirs, fail, json_rows, read_runs
+from .common import Format, FormatOpt, RunDirs, fail, json_rows, print_json, print_table, read_runs
 
 
 class Scope(str, Enum):
@@ -53,8 +52,7 @@ def openings(run_dirs: RunDirs, format: FormatOpt = Format.table, scope: ScopeOp
     if format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        typer.echo(json.dumps({"scope": scope.value, "min_games": min_games,
-                               "rows": json_rows(frame)}, indent=2))
+        print_json({"scope": scope.value, "min_games": min_games, "rows": json_rows(frame)})
     else:
         _print(f"openings (first move of each {scope.value}): points per opening, 95% Wilson "
                "intervals; score with a 95% interval", frame, {
@@ -84,7 +82,7 @@ def marker(run_dirs: RunDirs, format: FormatOpt = Format.table, what: PartOpt = 
                 typer.echo(("\n" if i else "") + f"# {part.value}")
             typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        typer.echo(json.dumps({p.value: json_rows(f) for p, f in frames.items()}, indent=2))
+        print_json({p.value: json_rows(f) for p, f in frames.items()})
     else:
         layouts = {
             Part.summary: (("marker per bot: take rate (Wilson 95%), ply of the take, floor cost, "
@@ -131,7 +129,6 @@ def _cell(row: dict, spec) -> str:
 
 def _print(title: str, frame, columns: dict) -> None:
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(box=box.SIMPLE_HEAD, title=title)
@@ -140,6 +137,4 @@ def _print(title: str, frame, columns: dict) -> None:
                          no_wrap=True)
     for row in frame.iter_rows(named=True):
         table.add_row(*(_cell(row, spec) for spec in columns.values()))
-    console = Console()
-    console.width = max(console.width, 110)
-    console.print(table)
+    print_table(table)

@@ -1,7 +1,8 @@
 """Hostile names: every command that reads records takes a run folder whose path holds glob
-characters, quotes and spaces and reads that folder only (issue 25, item 2), and bots named
-like record columns (``bot``, ``game_id``, ``seat``, ``score``, ``run_id``) break no reader
-(item 5)."""
+characters, quotes and spaces and reads that folder only (issue 25, item 2): elo, standings,
+openings, marker, report, replay (and its --html file), league status, repair and run --resume,
+sprt --resume, study show and --resume, and analyze's position file; and bots named like record
+columns (``bot``, ``game_id``, ``seat``, ``score``, ``run_id``) break no reader (item 5)."""
 from __future__ import annotations
 
 import csv
@@ -119,3 +120,58 @@ def test_study_show_reads_the_hostile_folder_only(tmp_path):
     shutil.copytree(tmp_path / HOSTILE / "st", plain)
     shown = _invoke("study", "show", "-f", "json", str(tmp_path / HOSTILE / "st"))
     assert json.loads(shown) == played == json.loads(_invoke("study", "show", "-f", "json", str(plain)))
+
+
+def test_repair_and_resume_mend_the_hostile_folder_only(folders, tmp_path):
+    """league repair and league run --resume on a copy of the hostile folder, its neighbour beside
+    it: the damaged part is quarantined and its games played again, the neighbour untouched."""
+    hostile, plain = folders
+    neighbour = hostile.parent.parent / NEIGHBOUR / "small"
+    copy = tmp_path / HOSTILE / "small"
+    shutil.copytree(hostile, copy)
+    shutil.copytree(neighbour, tmp_path / NEIGHBOUR / "small")
+    before = _invoke("standings", "-f", "json", str(tmp_path / NEIGHBOUR / "small"))
+    (part,) = (copy / "games").glob("*.parquet")
+    part.write_bytes(b"not parquet at all" * 50)
+    repaired = _invoke("league", "repair", str(copy))
+    assert "quarantined" in repaired and "azul league run" in repaired, repaired
+    config = tmp_path / "resume.yaml"
+    config.write_text((copy / "config.yaml").read_text())
+    played = _invoke("league", "run", str(config), "--out", str(tmp_path / HOSTILE), "--resume", "--quiet",
+                     "--no-report")
+    assert "18 of 18 recorded" in played, played
+    assert _invoke("standings", "-f", "json", str(copy)) == _invoke("standings", "-f", "json", str(plain))
+    assert _invoke("standings", "-f", "json", str(tmp_path / NEIGHBOUR / "small")) == before
+
+
+def test_sprt_resume_reads_the_hostile_folder_only(tmp_path):
+    sprt = ["sprt", "--bot", "greedy", "--bot", "random", "--name", "sp", "--workers", "0", "--no-mlflow",
+            "-f", "json"]
+    _invoke(*sprt, "--max-pairs", "4", "--seed", "1", "--out", str(tmp_path / NEIGHBOUR))
+    first = json.loads(_invoke(*sprt, "--max-pairs", "6", "--seed", "3", "--out", str(tmp_path / HOSTILE)))
+    again = json.loads(_invoke(*sprt, "--max-pairs", "6", "--seed", "3", "--out", str(tmp_path / HOSTILE),
+                               "--resume"))
+    assert first["pairs"] == again["pairs"] == 6 and first["games"] == again["games"] == 12
+    assert again["pentanomial"] == first["pentanomial"] and again["run_dir"] == str(tmp_path / HOSTILE / "sp")
+
+
+def test_study_resume_reads_the_hostile_folder_only(tmp_path):
+    study = ["study", "marker", "--bot", "greedy", "--name", "st", "--workers", "0", "-f", "json"]
+    _invoke(*study, "--deals", "3", "--seed", "1", "--out", str(tmp_path / NEIGHBOUR))
+    played = json.loads(_invoke(*study, "--deals", "4", "--seed", "2", "--out", str(tmp_path / HOSTILE)))
+    resumed = json.loads(_invoke(*study, "--deals", "4", "--seed", "2", "--out", str(tmp_path / HOSTILE),
+                                 "--resume"))
+    assert resumed == played and all(r["deals"] == 4 for r in played)
+
+
+def test_analyze_and_the_html_replay_take_hostile_file_names(folders, tmp_path):
+    hostile, _ = folders
+    position = tmp_path / HOSTILE / "position.json"
+    position.parent.mkdir(parents=True)
+    shutil.copy(Path(__file__).parent / "data" / "spec_example.json", position)
+    args = ["--iterations", "200", "--top", "2", "--json"]
+    assert _invoke("analyze", str(position), *args) == \
+        _invoke("analyze", str(Path(__file__).parent / "data" / "spec_example.json"), *args)
+    page = tmp_path / HOSTILE / "game [1] *.html"
+    _invoke("replay", str(hostile), "t000-d00002-a00", "--html", str(page))
+    assert page.read_text().startswith("<!DOCTYPE html>")

@@ -60,13 +60,17 @@ def test_the_league_table_and_azul_standings_count_alike():
 
     _, played = _league(5, 2000)
     tally = Tally(list("abcd"))
-    rows = []
+    rows, games = [], []
     for gid, names, scores, ranks, termination, fault in played:
         tally.add_game(names, scores, ranks, termination, fault)
         rows += [{"run_id": "r", "game_id": gid, "seat": s, "bot": names[s], "score": scores[s],
                   "rank": ranks[s], "floor_penalty_total": 0, "bonus_points": 0} for s in range(len(names))]
+        games.append({"run_id": "r", "game_id": gid, "fault_seat": fault})
     league = {r.bot: r for r in tally.standings()}
-    table = standings(pl.DataFrame(rows))
+    # a forfeiting seat's share is 0 (analysis.totals): the standings read the faults from games
+    table = standings(pl.DataFrame(rows), pl.DataFrame(games, schema={"run_id": pl.String,
+                                                                      "game_id": pl.String,
+                                                                      "fault_seat": pl.Int32}))
     assert set(table["bot"]) == set(league) == set("abcd")
     for r in table.iter_rows(named=True):
         mine = league[r["bot"]]

@@ -158,17 +158,38 @@ class LeagueConfig:
 def load_config(path: str | Path) -> LeagueConfig:
     """Read and check a league config file; raise ConfigError naming the file and the field."""
     path = Path(path)
+    return parse_config(read_yaml(path), source=str(path), default_name=path.stem)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The contents of a YAML file (a league, study or SPRT config), or a ConfigError of one line
+    naming the file and why: missing, unreadable, or not YAML (with the line and column)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+        raise ConfigError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
-    return parse_config(data, source=str(path), default_name=path.stem)
+        raise ConfigError(f"{path}: {yaml_error_text(exc)}") from None
+
+
+def yaml_error_text(exc: yaml.YAMLError) -> str:
+    """A YAML error in one line: ``line L, column C: not valid YAML (what, while what from line
+    L', column C')``; PyYAML's own text spans several lines with an excerpt of the file."""
+    def at(mark) -> str:
+        return f"line {mark.line + 1}, column {mark.column + 1}"
+
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        what = " ".join(str(exc.problem or "").split())
+        if exc.context:
+            what += f", {' '.join(exc.context.split())}"
+            if exc.context_mark is not None:
+                what += f" from {at(exc.context_mark)}"
+        return f"{at(exc.problem_mark)}: not valid YAML ({what})"
+    return f"not valid YAML ({' '.join(str(exc).split())})"
 
 
 def parse_config(data: Any, source: str = "config", default_name: str = "league") -> LeagueConfig:

@@ -31,7 +31,7 @@ from analysis.sprt_run import SETTINGS, SPRT_FILE, SprtResult, in_order, pair_ce
 from records.parts import has_records
 
 from .backends import LeagueError
-from .config import LeagueConfig, parse_config
+from .config import LeagueConfig, parse_config, read_yaml
 from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, Slice, derive_seed, league_games
 from .stages import Results
@@ -248,10 +248,7 @@ def load_sprt_file(path: str | Path) -> dict:
     """The fields of an SPRT config file (YAML: the options of ``azul sprt`` by name, ``bots`` a
     list of the two specs); a ValueError names the file and the field."""
     known = {f for f in SprtSettings.__dataclass_fields__} | {"bots"}
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"{path}: cannot read it ({exc})") from None
+    data = read_yaml(path)  # a ConfigError, a ValueError, of one line
     if not isinstance(data, dict):
         raise ValueError(f"{path}: an SPRT config is a mapping of fields ({', '.join(sorted(known))})")
     for key in data:

@@ -30,7 +30,7 @@ class BotStanding:
     score_share: float = 0.0  # mean over its games of its score over its table's (docs/analysis.md)
     mean_rank: float = 0.0
     faults: int = 0  # games this bot forfeited (error, illegal move, timeout)
-    elo: float | None = None  # None: no recorded game to rate it on
+    elo: float | None = None  # None: no recorded game to rate it on, or withheld (faults)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -130,11 +130,15 @@ class Tally:
 
 def ratings(records: dict) -> dict[str, float]:
     """Each bot's Elo from a run's ``games`` and ``results`` frames (``analysis.rate_by_players``,
-    no bootstrap)."""
+    no bootstrap), but for the bots whose rating the faults withhold (``analysis.ratings.withhold``,
+    as ``azul elo`` and the report)."""
     from analysis import rate_by_players
+    from analysis.ratings import withheld_bots, withhold
 
     fits = rate_by_players(records["results"], records["games"], bootstrap=0)
-    return {row["bot"]: row["rating"] for fit in fits.values() for row in fit.table.iter_rows(named=True)}
+    hidden = withheld_bots(records["results"], records["games"])
+    return {row["bot"]: row["rating"] for fit in fits.values()
+            for row in withhold(fit.table, hidden).iter_rows(named=True) if row["rating"] is not None}
 
 
 def league_tally(run_dir: str | Path, bots: list[str]) -> Tally:

@@ -24,14 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
 from records.parts import has_records
 
-from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_name
+from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_name, read_yaml
 from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, deal_seed, derive_seed
 from .stages import OneStage
@@ -102,10 +100,7 @@ def _params(text: str) -> dict[str, Any]:
 def load_study(path: str | Path) -> StudyConfig:
     """A study from YAML (the fields of ``StudyConfig``); a ConfigError names the file and why."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc})") from None
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a study is a mapping of fields ({', '.join(KEYS)})")
     unknown = [k for k in data if k not in KEYS]

@@ -8,28 +8,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from .. import stats
+from ..ratings import edge_withheld, intervals_text, unbounded_reason, withheld, withhold
 from ..plots import BLUE, GREY, STYLE, error_bars, figure, to_svg
 from .context import Context
 from .format import esc, html_table, interval, md_cell
 
 
-def withheld(faults: pl.DataFrame) -> list[str]:
-    """The bots whose ratings are withheld: more than half their games forfeited."""
-    return faults.filter(pl.col("withheld"))["bot"].to_list()
-
-
 def rated(ctx, players: int) -> pl.DataFrame:
     """A player count's ratings table with the withheld bots' rating, low and high set to null
     (``ctx``: anything with ``ratings`` and ``faults``, a Context or a Report)."""
-    hide = pl.col("bot").is_in(withheld(ctx.faults))
-    return ctx.ratings[players].table.with_columns(
-        pl.when(hide).then(None).otherwise(pl.col(c)).alias(c) for c in ("rating", "low", "high"))
-
-
-def edge_withheld(ctx, players: int) -> bool:
-    """Seat effects mean nothing where most games ended by a forfeit (its timing, not the seat)."""
-    return ctx.forfeited.get(players, 0.0) > stats.WITHHOLD_ABOVE
+    return withhold(ctx.ratings[players].table, withheld(ctx.faults))
 
 
 def edge_name(players: int) -> str:
@@ -56,7 +44,7 @@ class Ratings:
 
     def compute(self, ctx: Context) -> dict:
         return {"withheld": withheld(ctx.faults),
-                "counts": [(n, fit, rated(ctx, n), edge_withheld(ctx, n))
+                "counts": [(n, fit, rated(ctx, n), edge_withheld(ctx.forfeited, n))
                            for n, fit in sorted(ctx.ratings.items())]}
 
     def figures(self, data: dict) -> dict[str, str]:
@@ -68,9 +56,10 @@ class Ratings:
         if data["withheld"]:
             out.append(f'<p class="note">ratings withheld (more than half their games forfeited, see '
                        f'Faults): {esc(", ".join(data["withheld"]))}</p>')
-        out += ["<h2>Ratings</h2>", ("<p>Elo points, the mean bot at 0; 95% intervals from a "
-                                     "bootstrap over deals. A bot that forfeited more than half its "
-                                     "games has its rating withheld (-).</p>")]
+        how = intervals_text(data["counts"][0][1]) if data["counts"] else ""
+        out += ["<h2>Ratings</h2>", (f"<p>Elo points, the mean bot at 0; {esc(how)}. A bot that "
+                                     "forfeited more than half its games has its rating withheld "
+                                     "(-).</p>")]
         for n, fit, table, hidden in data["counts"]:
             t = table.with_columns(pl.int_range(1, fit.table.height + 1).alias("rank"))
             out.append(f"<h3>{n}-player games</h3>")
@@ -81,22 +70,28 @@ class Ratings:
             if not math.isnan(edge) and not hidden:
                 out.append(f"<p>{edge_name(n)}: {edge:+.0f} Elo (95% "
                            f"{esc(interval(*fit.first_move[1:]))})</p>")
-            if fit.unbounded:
-                out.append(f'<p class="note">won every game or none (rating only a bound): '
-                           f"{esc(', '.join(fit.unbounded))}</p>")
+            bound = [b for b in fit.unbounded if b not in data["withheld"]]
+            if bound:
+                out.append(f'<p class="note">{esc(unbounded_reason(n))} (rating and interval only a '
+                           f"bound): {esc(', '.join(bound))}</p>")
             out.append(f"<figure>{figures[f'ratings_{n}p']}</figure>")
         return out
 
     def markdown(self, data: dict) -> list[str]:
         out = []
-        for n, _, table, _ in data["counts"]:
+        for n, fit, table, _ in data["counts"]:
             out += [f"## Ratings, {n} players", "", "| # | bot | rating | 95% interval | games |",
                     "|---:|---|---:|---:|---:|"]
             for i, r in enumerate(table.iter_rows(named=True), 1):
                 rating = "withheld" if r["rating"] is None else f"{r['rating']:.0f}"
-                out.append(f"| {i} | {md_cell(r['bot'])} | {rating} | "
-                           f"{interval(r['low'], r['high'])} | {r['games']:,} |")
+                span = interval(r["low"], r["high"])
+                if r["rating"] is not None and r["bot"] in fit.unbounded:
+                    span += " (a bound only)"
+                out.append(f"| {i} | {md_cell(r['bot'])} | {rating} | {span} | {r['games']:,} |")
             out.append("")
+            bound = [b for b in fit.unbounded if b not in data["withheld"]]
+            if bound:
+                out += [f"A bound only: {md_cell(', '.join(bound))} {unbounded_reason(n)}.", ""]
         return out
 
 

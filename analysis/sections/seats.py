@@ -11,7 +11,8 @@ from .. import stats
 from ..plots import BLUE, GREY, STYLE, error_bars, to_svg
 from .context import Context
 from .format import esc, html_table, interval
-from .ratings import edge_name, edge_withheld
+from ..ratings import edge_withheld
+from .ratings import edge_name
 
 
 def seat_plot(seats: pl.DataFrame) -> str:
@@ -45,7 +46,7 @@ def seat_lines(ctx: Context, seats: pl.DataFrame) -> list[str]:
     rate in all games and between equal bots."""
     lines = []
     for n in sorted(ctx.games_by_players):
-        if edge_withheld(ctx, n):
+        if edge_withheld(ctx.forfeited, n):
             lines.append(f"{edge_name(n)} ({n} players): withheld, {ctx.forfeited[n]:.0%} of the "
                          "games ended by a forfeit")
         elif n in ctx.ratings:
