@@ -7,7 +7,7 @@ for that seat, written as Parquet shards (docs/train.md lists the columns).
     x, y = read_positions("data/gen0", players=2)         # float32 arrays for the trainer
 
 The positions come from the project's replay (``tournament.replay.walk_games``) and the one
-compiled encoder (``engine._rl.encode`` through ``observe``), the same function the MCTS value
+compiled encoder (``engine._rl.encode``, through ``engine.rl.observation``), the same function the MCTS value
 evaluator calls in its search, so training and play see identical inputs.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine import GameState
-from engine._rl import observation_size, observe
+from engine.rl import observation
 from engine.rules import ranks
 from tournament.replay import walk_games
 
@@ -56,9 +56,7 @@ class Position:
 
 def encode(state: GameState, seat: int) -> np.ndarray:
     """The position as ``seat`` sees it: the compiled encoder's floats (engine/_rl.pyx)."""
-    out = np.empty(observation_size(state.players), np.float32)
-    observe(state._core, seat, out)
-    return out
+    return observation(state, seat)["observation"]
 
 
 def outcomes(state: GameState) -> list[tuple[int, str, float]]:
@@ -142,7 +140,6 @@ def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 
     tables = [pq.read_table(f) for f in files]
     table = pa.concat_tables(tables)
     table = table.filter(pa.compute.equal(table.column("players"), players))
-    size = observation_size(players)
     flat = table.column("features").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-    x = np.asarray(flat, np.float32).reshape(-1, size)
+    x = np.asarray(flat, np.float32).reshape(table.num_rows, -1 if table.num_rows else 0)
     return x, table.column("outcome").to_numpy().astype(np.float32), table.column("game_id").to_numpy(zero_copy_only=False)

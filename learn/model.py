@@ -1,6 +1,7 @@
 """The value network in numpy: a small MLP from a round's-end observation to the game's outcome
 for the seat that sees it (in [-1, 1]), trained with Adam on mean squared error, deterministic for
-a seed; and its file, ``azul-value/1``, which the compiled evaluator loads (bots/_evaluators.pyx).
+a seed; and its file, ``azul-value/1`` (bots/value_file.py), which the compiled evaluator loads
+(bots/_evaluators.pyx).
 
     net = train(x, y, hidden=(64, 32), epochs=20, seed=0)   # x: (n, inputs) float32, y: (n,)
     net.save("value.azv", meta={...}); ValueNet.load("value.azv").predict(x)
@@ -8,10 +9,7 @@ a seed; and its file, ``azul-value/1``, which the compiled evaluator loads (bots
 numpy, not a learning library: the network is small and trains in seconds to minutes on a CPU,
 and the project's install stays as it is (docs/train.md says more).
 
-The file (little-endian): 8 bytes ``AZULVAL1``; a uint32, the length of a UTF-8 JSON header;
-the header; then float32 arrays in the header's ``arrays`` order, each of its ``shapes``:
-``mean`` and ``scale`` (inputs are fed as (x - mean) * scale), then ``w0 b0 w1 b1 ...``, each
-``w`` of shape (outputs, inputs). Hidden layers are ReLU, the last (one output) tanh.
+The file's layout is in bots/value_file.py.
 """
 from __future__ import annotations
 
@@ -22,8 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-MAGIC = b"AZULVAL1"
-FORMAT = "azul-value/1"
+from bots.value_file import FORMAT, MAGIC, read_model
 
 
 @dataclass
@@ -73,39 +70,6 @@ class ValueNet:
     @classmethod
     def load(cls, path: str | Path) -> ValueNet:
         return cls.from_bytes(Path(path).read_bytes(), str(path))
-
-
-def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.ndarray]]:
-    """The header and the named float32 arrays of an ``azul-value/1`` file; a ValueError names
-    ``where`` and what is wrong."""
-    if data[:8] != MAGIC or len(data) < 12:
-        raise ValueError(f"{where}: not a value network file (azul-value/1 starts with {MAGIC!r})")
-    (size,) = struct.unpack("<I", data[8:12])
-    try:
-        header = json.loads(data[12:12 + size])
-        names, shapes = header["arrays"], header["shapes"]
-        layers, inputs = header["layers"], header["inputs"]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{where}: a damaged header ({exc})") from None
-    if header.get("format") != FORMAT:
-        raise ValueError(f"{where}: format {header.get('format')!r}, this version reads {FORMAT}")
-    at, arrays = 12 + size, {}
-    for name, shape in zip(names, shapes):
-        count = int(np.prod(shape)) if shape else 1
-        if at + 4 * count > len(data):
-            raise ValueError(f"{where}: truncated (array {name} runs past the file's end)")
-        arrays[name] = np.frombuffer(data, "<f4", count, at).reshape(shape).astype(np.float32)
-        at += 4 * count
-    if at != len(data):
-        raise ValueError(f"{where}: {len(data) - at} bytes after the last array")
-    sizes = [inputs, *layers]
-    want = {"mean": [inputs], "scale": [inputs]}
-    for i in range(len(layers)):
-        want[f"w{i}"], want[f"b{i}"] = [sizes[i + 1], sizes[i]], [sizes[i + 1]]
-    got = {k: list(v.shape) for k, v in arrays.items()}
-    if got != want or not layers or layers[-1] != 1:
-        raise ValueError(f"{where}: arrays {got} do not make a network of layers {layers} on {inputs} inputs")
-    return header, arrays
 
 
 # ---------------------------------------------------------------- training
