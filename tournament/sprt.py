@@ -55,6 +55,7 @@ class SprtSettings:
     variant: str = "colored"
     seed: int = 0
     seeds: tuple[int | None, int | None] = (None, None)  # the bots' seeds; None: from ``seed``
+    names: tuple[str, str] | None = None  # the bots' names in the records; None: their specs
     name: str = "sprt"
     out: str = "runs"
     workers: int | None = None
@@ -77,7 +78,10 @@ class SprtSettings:
                      for i, s in enumerate(self.seeds))
 
     def bot_names(self) -> tuple[str, str]:
-        """The spec texts; with a seed each when both bots have the same spec (an A/A test)."""
+        """The bots' ``names`` if given, else the spec texts; with a seed each when both bots have
+        the same spec (an A/A test)."""
+        if self.names is not None:
+            return tuple(self.names)
         new, base = self.new.strip(), self.base.strip()
         if new != base:
             return new, base
