@@ -114,7 +114,8 @@ cdef enum:
 
 cdef class LearnedValue(Evaluator):
     """A value network (bots/value_file.py) on each seat's view of the position (engine._rl's
-    encode): the seat's value is (1 + tanh output) / 2. The bytes of the model come as the
+    encode): the seat's value is (1 + tanh output) / 2 (at 2 players, the mean of that and one
+    minus the other seat's, so that the two values sum to 1). The bytes of the model come as the
     keyword ``model_bytes`` (the bot reads its ``model``); the first layer's input scaling is
     folded into its weights, and every layer's weights are stored input by input, so that zero
     inputs (most of the observation, ReLU's zeros) cost nothing."""
@@ -188,6 +189,9 @@ cdef class LearnedValue(Evaluator):
                 continue
             encode(s, p, x)
             values[p] = 0.5 * (1.0 + self.forward(x))
+        if s.players == 2 and self.players == 2:   # both views in one zero-sum value
+            values[0] = 0.5 * (values[0] + 1.0 - values[1])
+            values[1] = 1.0 - values[0]
 
     def predict(self, const float[:, ::1] x):
         """The compiled forward pass on raw observations (rows of x), as a numpy array."""

@@ -75,6 +75,8 @@ class MCTSBot(Bot):
             del shown["seconds"]
         else:
             del shown["iterations"]
+        if "model" in shown:   # a file: its name (bot names hold no '/')
+            shown["model"] = self.model.replace("\\", "/").rsplit("/", 1)[-1]
         return "mcts(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
 
     def __getstate__(self):

@@ -82,7 +82,7 @@ class SprtSettings:
         the same spec (an A/A test)."""
         if self.names is not None:
             return tuple(self.names)
-        new, base = self.new.strip(), self.base.strip()
+        new, base = (s.strip().replace("/", "_") for s in (self.new, self.base))  # names hold no '/'
         if new != base:
             return new, base
         s0, s1 = self.bot_seeds()
