@@ -131,15 +131,26 @@ def write_shards(run_dirs: Iterable[str | Path], out_dir: str | Path, rows: int 
     return total
 
 
-def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(features, outcome, game_id) of the ``players``-seat positions in the shards of the folders."""
+TARGETS = ("outcome", "blend")  # what the network learns: the outcome, or half of it and half the margin
+
+
+def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 2,
+                   target: str = "outcome") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(features, target, game_id) of the ``players``-seat positions in the shards of the folders.
+    ``target``: ``outcome`` (the column) or ``blend``: 0.5 outcome + 0.5 tanh(margin / 10), the
+    margin's smoother signal beside the result."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     dirs = [data_dirs] if isinstance(data_dirs, (str, Path)) else list(data_dirs)
     files = [f for d in dirs for f in sorted(Path(d).glob(SHARD_GLOB))]
     if not files:
         raise ValueError(f"no position shards ({SHARD_GLOB}) in {', '.join(map(str, dirs))}")
-    tables = [pq.read_table(f) for f in files]
-    table = pa.concat_tables(tables)
+    table = pa.concat_tables([pq.read_table(f) for f in files])
     table = table.filter(pa.compute.equal(table.column("players"), players))
     flat = table.column("features").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     x = np.asarray(flat, np.float32).reshape(table.num_rows, -1 if table.num_rows else 0)
-    return x, table.column("outcome").to_numpy().astype(np.float32), table.column("game_id").to_numpy(zero_copy_only=False)
+    y = table.column("outcome").to_numpy().astype(np.float32)
+    if target == "blend":
+        margin = table.column("margin").to_numpy().astype(np.float32)
+        y = (0.5 * y + 0.5 * np.tanh(margin / 10)).astype(np.float32)
+    return x, y, table.column("game_id").to_numpy(zero_copy_only=False)

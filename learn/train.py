@@ -36,7 +36,7 @@ from tournament.config import parse_config
 from tournament.runner import run_league
 from tournament.sprt import SprtSettings, run_sprt
 
-from .data import read_positions, write_shards
+from .data import TARGETS, read_positions, write_shards
 from .model import ValueNet, held_out_mask, train
 
 LINEAGE = "lineage.json"
@@ -61,6 +61,7 @@ class TrainConfig:
     start_records: list = field(default_factory=list)  # generation 0's records (run folders)
     start_model: str = "value-2p"  # generation 0's model when there are no start records
     hidden: list = field(default_factory=lambda: [64, 32])
+    target: str = "outcome"        # learn.data.TARGETS: outcome, or blend (half the margin's tanh)
     epochs: int = 10
     batch: int = 256
     lr: float = 1e-3
@@ -104,7 +105,7 @@ def load_train_config(path: str | Path) -> TrainConfig:
 
 
 def check(c: TrainConfig, where: str = "train") -> None:
-    ints = {"players": (2, 4), "generations": (1, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
+    ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
             "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6)}
     for name, (lo, hi) in ints.items():
         v = getattr(c, name)
@@ -112,6 +113,8 @@ def check(c: TrainConfig, where: str = "train") -> None:
             raise TrainError(f"{where}: {name} must be a whole number from {lo} to {hi}, not {v!r}")
     if not (isinstance(c.hidden, list) and c.hidden and all(isinstance(h, int) and 1 <= h <= 256 for h in c.hidden)):
         raise TrainError(f"{where}: hidden must be a list of layer widths from 1 to 256, not {c.hidden!r}")
+    if c.target not in TARGETS:
+        raise TrainError(f"{where}: target must be one of {', '.join(TARGETS)}, not {c.target!r}")
     if c.players != 2:
         raise TrainError(f"{where}: players must be 2: the gate is an SPRT, a 2-player test")
 
@@ -256,7 +259,7 @@ def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int)
     a model already there is read back (its metrics are in its header)."""
     if out.exists():
         return ValueNet.load(out).meta["metrics"]
-    x, y, games = read_positions(data, c.players)
+    x, y, games = read_positions(data, c.players, c.target)
     held = held_out_mask(games)
     base = None
     if start is not None:
@@ -271,7 +274,7 @@ def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int)
                "held_out_baseline": float(np.var(y[held])) if held.any() else float("nan"),
                "train_samples_per_s": history.samples_per_s}
     net.meta = {"generation": g, "parent": start, "data": [str(d) for d in data], "seed": c.seed * 1000 + g,
-                "hidden": list(c.hidden), "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
+                "hidden": list(c.hidden), "target": c.target, "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
                 "loss_curve": {"train": history.train, "held_out": history.held_out}}
     tmp = out.with_suffix(".tmp")
     net.save(tmp)
