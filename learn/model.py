@@ -3,8 +3,8 @@ for the seat that sees it (in [-1, 1]), trained with Adam on mean squared error,
 a seed; and its file, ``azul-value/1`` (bots/value_file.py), which the compiled evaluator loads
 (bots/_evaluators.pyx).
 
-    net = train(x, y, hidden=(64, 32), epochs=20, seed=0)   # x: (n, inputs) float32, y: (n,)
-    net.save("value.azv", meta={...}); ValueNet.load("value.azv").predict(x)
+    net, history = train(x, y, players=2, hidden=(64, 32), epochs=4, seed=0)  # x: (n, inputs), y: (n,)
+    net.meta = {...}; net.save("value.azv"); ValueNet.load("value.azv").predict(x)
 
 numpy, not a learning library: the network is small and trains in seconds to minutes on a CPU,
 and the project's install stays as it is (docs/train.md says more).
