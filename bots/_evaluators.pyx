@@ -164,15 +164,21 @@ cdef class LearnedValue(Evaluator):
     cdef double forward(self, const float* x) noexcept nogil:
         """The network's output, in [-1, 1], for one raw observation x."""
         cdef float h[2][MAX_WIDTH]
+        cdef int nonzero[MAX_OBSERVATION]
         cdef const float* src = x
         cdef float* dst
-        cdef int i, j, k
+        cdef int i, j, k, n, width
         for k in range(self.n_layers):
             dst = h[k & 1]
-            memcpy(dst, self.b[k], self.sizes[k + 1] * sizeof(float))
-            for i in range(self.sizes[k]):
-                if src[i] != 0:
-                    azul_axpy(self.sizes[k + 1], src[i], self.w[k] + i * self.sizes[k + 1], dst)
+            width = self.sizes[k + 1]
+            memcpy(dst, self.b[k], width * sizeof(float))
+            n = 0
+            for i in range(self.sizes[k]):   # the nonzero inputs, without a branch per input
+                nonzero[n] = i
+                n += src[i] != 0
+            for j in range(n):
+                i = nonzero[j]
+                azul_axpy(width, src[i], self.w[k] + i * width, dst)
             if k < self.n_layers - 1:
                 for j in range(self.sizes[k + 1]):
                     if dst[j] < 0:
