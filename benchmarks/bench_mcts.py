@@ -48,6 +48,7 @@ SETTINGS = [
     ("random, cutoff=game", {"rollout": "random", "cutoff": "game"}),
     ("greedy, cutoff=game", {"rollout": "greedy", "cutoff": "game"}),
     ("evaluator=score", {"evaluator": "score"}),
+    ("evaluator=value", {"evaluator": "value"}),
 ]
 
 

@@ -15,6 +15,7 @@ from engine.notation import MOVES
 from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
 from .registry import Param, bot_parameters, check_params, register
+from .value_file import model_bytes
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
 
@@ -39,12 +40,16 @@ class MCTSBot(Bot):
             "game: deal the next rounds with the bot's generator and play on")] = "round",
         evaluator: Annotated[Literal[EVALUATORS], Param(
             "how a rollout stopped before the game's end is valued: heuristic: the heuristic's "
-            "evaluation, softened by value_scale; score: the points as they stand")] = "heuristic",
+            "evaluation, softened by value_scale; score: the points as they stand; value: the "
+            "learned value network of model")] = "heuristic",
         value_scale: Annotated[float, Param(
             "points of heuristic evaluation margin that make a 73% pairwise value at a cut-off",
             0.01, 1000.0)] = 8.0,
         max_nodes: Annotated[int, Param(
             "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
+        model: Annotated[str, Param(
+            "evaluator=value's network: a model shipped in bots/models by name, or an "
+            "azul-value/1 file's path (its bytes travel with the bot)")] = "value-2p",
     ):
         super().__init__(seed)
         self.iterations = iterations
@@ -55,6 +60,8 @@ class MCTSBot(Bot):
         self.evaluator = evaluator
         self.value_scale = value_scale
         self.max_nodes = max_nodes
+        self.model = model
+        self._model = model_bytes(model) if evaluator == "value" else None  # read once, pickled along
         self._search = None
         self._evaluator = None
 
@@ -68,6 +75,8 @@ class MCTSBot(Bot):
             del shown["seconds"]
         else:
             del shown["iterations"]
+        if "model" in shown:   # a file: its name (bot names hold no '/')
+            shown["model"] = self.model.replace("\\", "/").rsplit("/", 1)[-1]
         return "mcts(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
 
     def __getstate__(self):
@@ -115,7 +124,11 @@ class MCTSBot(Bot):
         if self._search is None:
             self._search = _mcts.Search(self.max_nodes)
             self._evaluator = _evaluators.make_evaluator(
-                self.evaluator, **{name: getattr(self, name) for name in bot_parameters("mcts")})
+                self.evaluator, model_bytes=self._model,
+                **{name: getattr(self, name) for name in bot_parameters("mcts")})
+        if self._model is not None and self._evaluator.players != state.players:
+            raise ValueError(f"mcts: model {self.model!r} values {self._evaluator.players}-player "
+                             f"games, not {state.players}-player ones")
         if seconds is not None:
             budget = 1 << 62
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,

@@ -2,6 +2,9 @@
 """Compiled helpers of engine.rl: observation vectors, legal-move masks and random rollouts,
 read from the core's C state (engine/_core.pxd; the core itself is not changed).
 
+``encode`` (declared in engine/_rl.pxd) is the one encoder of a position: ``observe`` fills an
+observation with it, and the MCTS value evaluator (bots/_evaluators.pyx) calls it without the GIL.
+
 The layout (docs/rl.md lists every field) is from one seat's point of view: that seat's board
 first, then the others in seat order after it; the marker holder and the seat to move are named
 relative to it. Everything the position format holds is here except the order of floor slots.
@@ -15,20 +18,32 @@ cdef enum:
     BOARD_SIZE = 25 + 125 + 6 + 1   # pattern lines, wall, floor, score
 
 
+cdef int observation_length(int players) noexcept nogil:
+    return (2 * players + 1) * 5 + 5 + (players + 1) + players + 5 + 5 + 1 + 1 + players * BOARD_SIZE
+
+
 def observation_size(int players):
     """The length of an observation vector for a game of ``players`` seats."""
-    return (2 * players + 1) * 5 + 5 + (players + 1) + players + 5 + 5 + 1 + 1 + players * BOARD_SIZE
+    return observation_length(players)
 
 
 def observe(Core core, int seat, float[::1] out):
     """Fill ``out`` (length observation_size) with the position as ``seat`` sees it."""
-    cdef const State* s = &core.s
-    cdef const Board* b
-    cdef int n = s.players, f, c, k, i, p, rel, at = 0
-    if out.shape[0] != observation_size(n):
+    cdef int n = core.s.players
+    if out.shape[0] != observation_length(n):
         raise ValueError(f"observe: out has {out.shape[0]} entries, a {n}-player observation has "
-                         f"{observation_size(n)}")
-    memset(&out[0], 0, out.shape[0] * sizeof(float))
+                         f"{observation_length(n)}")
+    if not 0 <= seat < n:
+        raise ValueError(f"observe: seat {seat} is not a seat of a {n}-player game")
+    encode(&core.s, seat, &out[0])
+
+
+cdef void encode(const State* s, int seat, float* out) noexcept nogil:
+    """Write the position as ``seat`` sees it into out[0 .. observation_length(players)): the one
+    encoder of the RL observation and the value network's input (the layout of docs/rl.md)."""
+    cdef const Board* b
+    cdef int n = s.players, f, c, k, i, rel, at = 0
+    memset(out, 0, observation_length(n) * sizeof(float))
     for f in range(s.factories):
         for c in range(5):
             out[at] = s.source[f][c]

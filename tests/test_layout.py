@@ -65,14 +65,15 @@ def test_command_modules_import_no_cycle_and_not_main():
 # Each package may import only the packages listed for it (and itself): engine at the bottom, bots
 # and the record format above it, tournament and analysis above those (tournament may use analysis's
 # statistics; analysis never tournament or bots), azul_cli on top.
-PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "azul_cli")
+PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "azul_cli")
 ALLOWED = {
     "engine": set(),
     "bots": {"engine"},
     "records": {"engine"},
     "analysis": {"engine", "records"},
     "tournament": {"engine", "bots", "records", "analysis"},
-    "azul_cli": {"engine", "bots", "records", "tournament", "analysis"},
+    "learn": {"engine", "bots", "records", "tournament", "analysis"},
+    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn"},
 }
 # the compiled modules that may cimport the core's C declarations (engine/_core.pxd)
 CORE_CIMPORTERS = {"engine", "bots", "tournament/_fastloop.pyx"}

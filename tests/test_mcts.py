@@ -173,7 +173,7 @@ def test_analyze_refuses_a_position_without_a_move():
     ({"rollout": "foo"}, "rollout"), ({"cutoff": "turn"}, "cutoff"),
     ({"seconds": 0}, "seconds"), ({"seconds": -1.0}, "seconds"),
     ({"exploration": -0.1}, "exploration"), ({"value_scale": 0}, "value_scale"),
-    ({"evaluator": "value"}, "evaluator"), ({"evaluator": 1}, "evaluator"),
+    ({"evaluator": "leader"}, "evaluator"), ({"evaluator": 1}, "evaluator"), ({"model": 3}, "model"),
 ])
 def test_bad_parameters_name_the_parameter(params, name):
     # make_bot checks; building MCTSBot directly is the unchecked path, for checked values.

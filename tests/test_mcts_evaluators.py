@@ -39,9 +39,11 @@ ROUND_ENDS = [s for players in (2, 3, 4) for variant in ("colored", "gray")
 
 def test_the_evaluator_parameter_offers_the_registered_evaluators():
     p = bot_parameters("mcts")["evaluator"]
-    assert p.choices == tuple(EVALUATORS) == ("heuristic", "score") and p.default == "heuristic"
+    assert p.choices == tuple(EVALUATORS) == ("heuristic", "score", "value") and p.default == "heuristic"
     assert type(make_evaluator("score", value_scale=8.0)) is ScoreValue
-    with pytest.raises(ValueError, match=r"^mcts: unknown evaluator 'value' \(known: heuristic, score\)"):
+    with pytest.raises(ValueError, match=r"^mcts: unknown evaluator 'leader' \(known: heuristic, score, value\)"):
+        make_evaluator("leader", value_scale=8.0)
+    with pytest.raises(ValueError, match="needs a model"):
         make_evaluator("value", value_scale=8.0)
     with pytest.raises(TypeError, match="base class"):
         Evaluator()

@@ -44,22 +44,40 @@ def replay_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> 
 
     Reads one part at a time (a part of each table holds the same games), so memory stays small.
     """
+    for gid, variant, players, opener, walk in _walks(run_dir, game_ids):
+        state = new_game(players=players, variant=variant, opener=opener)  # a game never dealt
+        for *_, state, _ in walk:
+            pass
+        yield gid, state
+
+
+def walk_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> Iterator[tuple[str, Iterator[tuple]]]:
+    """(game id, its walk) for recorded games of a run (all of them by default), one part at a time.
+
+    A walk yields (plies, round, seat, move, state, rounds scored) after each deal and each move;
+    ``state`` is one GameState played on (clone it to keep a position), ``seat`` None for a deal.
+    """
+    for gid, *_, walk in _walks(run_dir, game_ids):
+        yield gid, walk
+
+
+def _walks(run_dir: str | Path, game_ids: Sequence[str] | None) -> Iterator[tuple]:
     wanted = None if game_ids is None else _array(set(game_ids))
     check_run_dir(run_dir)  # a damaged part: one error naming it (DamagedRecords)
     for number in committed_parts(Path(run_dir)):
         tables = {}
         for name, columns in (("games", ["game_id", "variant", "num_players"]),
                               ("rounds", ["game_id", "round", "seat", "opener", "factories"]),
-                              ("moves", ["game_id", "ply", "round", "move"])):
+                              ("moves", ["game_id", "ply", "round", "seat", "move"])):
             with naming_damage(run_dir):  # damage inside the part: DamagedRecords naming it
                 t = pq.read_table(part_path(Path(run_dir), name, number), columns=columns)
             if wanted is not None:
                 t = t.filter(pc.is_in(t.column("game_id"), value_set=wanted))
             tables[name] = t
-        yield from _replay_part(tables["games"], tables["rounds"], tables["moves"])
+        yield from _walk_part(tables["games"], tables["rounds"], tables["moves"])
 
 
-def _replay_part(games, rounds, moves) -> Iterator[tuple[str, GameState]]:
+def _walk_part(games, rounds, moves) -> Iterator[tuple[str, Iterator[tuple]]]:
     deals: dict[str, dict[int, str]] = defaultdict(dict)
     openers: dict[str, int] = {}
     r = rounds.filter(pc.equal(rounds.column("seat"), 0)).to_pydict()
@@ -67,16 +85,16 @@ def _replay_part(games, rounds, moves) -> Iterator[tuple[str, GameState]]:
         deals[gid][rnd] = factories
         if rnd == 1:
             openers[gid] = opener
-    played: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    played: dict[str, list[tuple[int, int, int, str]]] = defaultdict(list)
     m = moves.to_pydict()
-    for gid, ply, rnd, move in zip(m["game_id"], m["ply"], m["round"], m["move"]):
-        played[gid].append((ply, rnd, move))
+    for gid, ply, rnd, seat, move in zip(m["game_id"], m["ply"], m["round"], m["seat"], m["move"]):
+        played[gid].append((ply, rnd, seat, move))
     g = games.to_pydict()
     for gid, variant, players in zip(g["game_id"], g["variant"], g["num_players"]):
         rounds_of = deals.get(gid, {})
-        plies = sorted(played.get(gid, []))
-        yield gid, replay_game(variant, players, [rounds_of[k] for k in sorted(rounds_of)],
-                               [(rnd, move) for _, rnd, move in plies], openers.get(gid, 0))
+        opener = openers.get(gid, 0)
+        yield gid, variant, players, opener, _walk(variant, players, [rounds_of[k] for k in sorted(rounds_of)],
+                                                   opener, sorted(played.get(gid, [])))
 
 
 def _array(values):

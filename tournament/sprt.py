@@ -55,6 +55,7 @@ class SprtSettings:
     variant: str = "colored"
     seed: int = 0
     seeds: tuple[int | None, int | None] = (None, None)  # the bots' seeds; None: from ``seed``
+    names: tuple[str, str] | None = None  # the bots' names in the records; None: their specs
     name: str = "sprt"
     out: str = "runs"
     workers: int | None = None
@@ -77,9 +78,14 @@ class SprtSettings:
                      for i, s in enumerate(self.seeds))
 
     def bot_names(self) -> tuple[str, str]:
-        """The spec texts (a spec with a path, an external program's, gives the bot's own name);
-        with a seed each when both bots have the same name (an A/A test)."""
+        """The bots' ``names`` if given, else the spec texts (a spec with a path, an external
+        program's, gives the bot's own name, or its text with '_' for '/' where the two bots' own
+        names are one); with a seed each when both bots have the same name (an A/A test)."""
+        if self.names is not None:
+            return tuple(self.names)
         new, base = _label(self.new), _label(self.base)
+        if new == base and self.new.strip() != self.base.strip():
+            new, base = (s.strip().replace("/", "_") for s in (self.new, self.base))
         if new != base:
             return new, base
         s0, s1 = self.bot_seeds()

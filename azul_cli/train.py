@@ -1,0 +1,41 @@
+"""``azul train``: generations of self-play, training a value network and gating it by SPRT
+(learn/train.py plays and trains; this module reads the options and prints each generation)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .common import fail
+from .league import AddressOpt, WorkersOpt
+
+
+def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train config (YAML), e.g. "
+                                                 "examples/train.yaml; docs/train.md lists its fields.")],
+          out: Annotated[Optional[Path], typer.Option(
+              "--out", metavar="DIR", help="Folder for the run (DIR/<name>/); default: the config's out.",
+              show_default=False)] = None,
+          resume: Annotated[bool, typer.Option(
+              "--resume", help="Go on with a stopped training run, in the generation it was in.")] = False,
+          address: AddressOpt = None, workers: WorkersOpt = None,
+          no_mlflow: Annotated[bool, typer.Option("--no-mlflow", help="Do not log the run to MLflow.")] = False,
+          ) -> None:
+    """Train the MCTS bot's value network: self-play, train on a window, gate by SPRT, per generation."""
+    from learn.train import TrainError, load_train_config, run_train
+    from tournament.backends import LeagueError
+
+    try:
+        c = load_train_config(config)
+        changes = {"out": str(out) if out is not None else None, "address": address, "workers": workers,
+                   "mlflow": False if no_mlflow else None}
+        c = dataclasses.replace(c, **{k: v for k, v in changes.items() if v is not None})
+        lineage = run_train(c, resume=resume, log=lambda line: typer.echo(line))
+    except (TrainError, LeagueError, ValueError) as exc:
+        fail(str(exc))
+    accepted = [r["generation"] for r in lineage if r["accepted"]]
+    typer.echo(f"lineage: generations {accepted} accepted; the current model: "
+               f"{[r for r in lineage if r['accepted']][-1]['model']}")
+    typer.echo(json.dumps({"run_dir": str(Path(c.out) / c.name), "generations": len(lineage) - 1}))

@@ -1,0 +1,81 @@
+"""The value network's file, ``azul-value/1``, as the MCTS bot's ``value`` evaluator reads it, and
+where a model named by the bot's ``model`` parameter is found (learn/model.py writes the files).
+
+The file (little-endian): 8 bytes ``AZULVAL1``; a uint32, the length of a UTF-8 JSON header; the
+header (``format``, ``players``, ``inputs``, ``layers``: the width of each layer, the last 1,
+``arrays`` and ``shapes``, and ``meta``: how it was trained); then the float32 arrays in the
+header's order: ``mean`` and ``scale`` (inputs are fed as (x - mean) * scale, x being engine.rl's
+observation of a round's end from the valued seat), then ``w0 b0 w1 b1 ...``, each ``w`` of shape
+(outputs, inputs). Hidden layers are ReLU, the last tanh: the seat's expected outcome in [-1, 1].
+
+    data = model_bytes("value-2p")          # a model shipped in bots/models/, by name
+    data = model_bytes("runs/train/gen-003.azv")  # or a file
+    header, arrays = read_model(data)
+"""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"AZULVAL1"
+FORMAT = "azul-value/1"
+SUFFIX = ".azv"
+MODELS = Path(__file__).parent / "models"   # the shipped models, NAME.azv
+MAX_WIDTH = 256  # the widest layer the compiled evaluator takes
+
+
+def shipped_models() -> list[str]:
+    """The names of the models shipped with the package."""
+    return sorted(p.stem for p in MODELS.glob("*" + SUFFIX))
+
+
+def model_bytes(name_or_path: str) -> bytes:
+    """The bytes of a shipped model (by name) or of a model file (by path), checked."""
+    path = MODELS / (name_or_path + SUFFIX)
+    if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not path.is_file():
+        path = Path(name_or_path)
+    if not path.is_file():
+        raise ValueError(f"mcts: model {name_or_path!r} is neither a shipped model "
+                         f"({', '.join(shipped_models()) or 'none'}) nor a file")
+    data = path.read_bytes()
+    read_model(data, str(path))
+    return data
+
+
+def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.ndarray]]:
+    """The header and the named float32 arrays of an ``azul-value/1`` file; a ValueError names
+    ``where`` and what is wrong."""
+    if len(data) < 12 or data[:8] != MAGIC:
+        raise ValueError(f"{where}: not a value network file (azul-value/1 starts with {MAGIC!r})")
+    (size,) = struct.unpack("<I", data[8:12])
+    try:
+        header = json.loads(data[12:12 + size])
+        names, shapes = header["arrays"], header["shapes"]
+        layers, inputs, players = header["layers"], header["inputs"], header["players"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{where}: a damaged header ({type(exc).__name__}: {exc})") from None
+    if header.get("format") != FORMAT:
+        raise ValueError(f"{where}: format {header.get('format')!r}, this version reads {FORMAT}")
+    at, arrays = 12 + size, {}
+    for name, shape in zip(names, shapes):
+        count = int(np.prod(shape)) if shape else 1
+        if at + 4 * count > len(data):
+            raise ValueError(f"{where}: truncated (array {name} runs past the file's end)")
+        arrays[name] = np.frombuffer(data, "<f4", count, at).reshape(shape).astype(np.float32)
+        at += 4 * count
+    if at != len(data):
+        raise ValueError(f"{where}: {len(data) - at} bytes after the last array")
+    sizes = [inputs, *layers]
+    want = {"mean": [inputs], "scale": [inputs]}
+    for i in range(len(layers)):
+        want[f"w{i}"], want[f"b{i}"] = [sizes[i + 1], sizes[i]], [sizes[i + 1]]
+    got = {k: list(v.shape) for k, v in arrays.items()}
+    if got != want or not layers or layers[-1] != 1:
+        raise ValueError(f"{where}: arrays {got} do not make a network of layers {layers} on {inputs} inputs")
+    if players not in (2, 3, 4) or max(layers) > MAX_WIDTH:
+        raise ValueError(f"{where}: {players} players and layers {layers}: a model is for 2 to 4 "
+                         f"players, its layers at most {MAX_WIDTH} wide")
+    return header, arrays

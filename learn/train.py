@@ -1,0 +1,356 @@
+"""``azul train``: generations of self-play, training and gating (docs/train.md).
+
+    from learn.train import load_train_config, run_train
+    report = run_train(load_train_config("examples/train.yaml"), out="runs", resume=False)
+
+A training run is a folder ``<out>/<name>/``: ``train.yaml`` (its settings), ``lineage.json``
+(each generation: its model, losses, gate and whether it was accepted) and ``gen-NNN/`` per
+generation. Generation 0 trains on the records of ``start.records`` (heuristic or MCTS leagues)
+when given; otherwise ``start.model`` (a shipped model or a file) is generation 0's model.
+Generation g >= 1:
+
+1. self-play: a league (tournament.runner.run_league, records as usual in ``gen-NNN/selfplay``)
+   of the current model's MCTS bot against itself and the ``opponents``;
+2. data: its positions (learn.data) in ``gen-NNN/data``;
+3. training: a model on the positions of the last ``window`` generations (generation 0's
+   records count as one), from the current model's weights, with a held-out tenth of the games;
+4. gate: an SPRT (tournament.sprt) of the new model's bot against the current one at the same
+   iterations per move; H1 accepts it, H0 or undecided (``max_pairs`` reached) does not.
+
+Each step leaves its result in the generation's folder and is skipped when there, the league and
+the SPRT go on from their records: ``--resume`` after a kill continues the generation it was in.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from records.parts import has_records
+from tournament.config import parse_config
+from tournament.runner import run_league
+from tournament.sprt import SprtSettings, run_sprt
+
+from .data import TARGETS, read_positions, write_shards
+from .model import ValueNet, held_out_mask, train
+
+LINEAGE = "lineage.json"
+SETTINGS = "train.yaml"
+
+
+class TrainError(ValueError):
+    """A training run that cannot go on (its message says why)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str = "train"
+    players: int = 2
+    variant: str = "colored"
+    seed: int = 0
+    generations: int = 3
+    iterations: int = 200          # MCTS iterations per move, in self-play and in the gate
+    deals: int = 50                # self-play deals per generation (each played with seats swapped)
+    opponents: list = field(default_factory=list)  # bot specs the current bot also meets
+    window: int = 2                # generations of positions the next model trains on
+    start_records: list = field(default_factory=list)  # generation 0's records (run folders)
+    start_model: str = "value-2p"  # generation 0's model when there are no start records
+    hidden: list = field(default_factory=lambda: [64, 32])
+    target: str = "outcome"        # learn.data.TARGETS: outcome, or blend (half the margin's tanh)
+    epochs: int = 10
+    batch: int = 256
+    lr: float = 1e-3
+    elo0: float = 0.0
+    elo1: float = 40.0
+    max_pairs: int = 200
+    out: str = "runs"
+    workers: int | None = None
+    address: str | None = None
+    mlflow: bool = True
+    experiment: str = "azul-train"
+
+
+def load_train_config(path: str | Path) -> TrainConfig:
+    """The settings of a train config file (YAML); a TrainError names the file and the field."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TrainError(f"{path}: cannot read it ({exc})") from None
+    if not isinstance(data, dict):
+        raise TrainError(f"{path}: a train config is a mapping of fields")
+    flat = dict(data)
+    for section in ("start", "train", "gate", "selfplay"):
+        sub = flat.pop(section, None) or {}
+        if not isinstance(sub, dict):
+            raise TrainError(f"{path}: {section} must be a mapping")
+        for k, v in sub.items():
+            flat[f"start_{k}" if section == "start" else k] = v
+    if isinstance(flat.get("mlflow"), dict):
+        m = flat.pop("mlflow")
+        flat["mlflow"] = bool(m.get("enabled", True))
+        if "experiment" in m:
+            flat["experiment"] = m["experiment"]
+    known = set(TrainConfig.__dataclass_fields__)
+    unknown = sorted(set(flat) - known)
+    if unknown:
+        raise TrainError(f"{path}: unknown field {unknown[0]!r} (docs/train.md lists the fields)")
+    config = TrainConfig(**flat)
+    check(config, str(path))
+    return config
+
+
+def check(c: TrainConfig, where: str = "train") -> None:
+    ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
+            "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6)}
+    for name, (lo, hi) in ints.items():
+        v = getattr(c, name)
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise TrainError(f"{where}: {name} must be a whole number from {lo} to {hi}, not {v!r}")
+    if not (isinstance(c.hidden, list) and c.hidden and all(isinstance(h, int) and 1 <= h <= 256 for h in c.hidden)):
+        raise TrainError(f"{where}: hidden must be a list of layer widths from 1 to 256, not {c.hidden!r}")
+    if c.target not in TARGETS:
+        raise TrainError(f"{where}: target must be one of {', '.join(TARGETS)}, not {c.target!r}")
+    if c.players != 2:
+        raise TrainError(f"{where}: players must be 2: the gate is an SPRT, a 2-player test")
+
+
+# ---------------------------------------------------------------- the run
+
+def spec(model_path: str, iterations: int) -> str:
+    """The MCTS bot of a model, as a bot spec."""
+    return f"mcts:evaluator=value,iterations={iterations},model={model_path}"
+
+
+def run_train(c: TrainConfig, *, resume: bool = False, log=print) -> list[dict]:
+    """Play, train and gate ``c.generations`` generations; return the lineage (one dict a generation)."""
+    root = Path(c.out) / c.name
+    lineage_path = root / LINEAGE
+    saved = yaml.safe_dump(asdict(c), sort_keys=True)
+    if lineage_path.exists() or (root / SETTINGS).exists():
+        if not resume:
+            raise TrainError(f"{root} already holds a training run: add --resume to go on with it, "
+                             "or choose another --out or name")
+        before = (root / SETTINGS).read_text(encoding="utf-8") if (root / SETTINGS).exists() else saved
+        changed = _changed(yaml.safe_load(before), asdict(c))
+        if changed:
+            raise TrainError(f"cannot resume {root}: started with other {', '.join(changed)}")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / SETTINGS).write_text(saved, encoding="utf-8")
+    lineage = json.loads(lineage_path.read_text(encoding="utf-8")) if lineage_path.exists() else []
+    tracker = _Tracker(c, root) if c.mlflow else None
+    if not lineage:
+        lineage.append(_generation_zero(c, root, log))
+        _save(lineage_path, lineage)
+        if tracker:
+            tracker.log(lineage[-1])
+    while len(lineage) <= c.generations:
+        g = len(lineage)
+        record = _generation(c, root, g, lineage, log)
+        lineage.append(record)
+        _save(lineage_path, lineage)
+        if tracker:
+            tracker.log(record)
+    if tracker:
+        tracker.finish(lineage)
+    return lineage
+
+
+def current_model(lineage: list[dict]) -> str:
+    """The model of the last accepted generation."""
+    return [r for r in lineage if r["accepted"]][-1]["model"]
+
+
+def _changed(before: dict, now: dict) -> list[str]:
+    free = {"generations", "out", "workers", "address", "mlflow", "max_pairs"}
+    return sorted(k for k in now if k not in free and before.get(k) != now[k])
+
+
+def _save(path: Path, lineage: list[dict]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(lineage, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
+    gen = root / "gen-000"
+    gen.mkdir(exist_ok=True)
+    record = {"generation": 0, "accepted": True, "gate": None}
+    if not c.start_records:
+        from bots.value_file import model_bytes
+        model_bytes(c.start_model)       # a clear error now, not in a worker
+        log(f"generation 0: the model {c.start_model}")
+        return {**record, "model": c.start_model, "data": None}
+    data = gen / "data"
+    _positions([Path(r) for r in c.start_records], data)
+    model = gen / "model.azv"
+    metrics = _fit(c, [data], None, model, 0)
+    log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
+        f"held-out loss {metrics['held_out_loss']:.4f}")
+    return {**record, "model": str(model), "data": str(data), **metrics}
+
+
+def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) -> dict:
+    gen = root / f"gen-{g:03d}"
+    gen.mkdir(exist_ok=True)
+    current = current_model(lineage)
+    bot = spec(current, c.iterations)
+    # 1. self-play, with the league's records as usual
+    started = time.perf_counter()
+    bots = [{"name": f"gen{g}", "type": "mcts", "seed": g,
+             "params": {"evaluator": "value", "iterations": c.iterations, "model": current}}]
+    bots += [{"name": f"opponent{i}", **_entry(s)} for i, s in enumerate(c.opponents)]
+    league = parse_config({"name": "selfplay", "players": c.players, "variant": c.variant, "deals": c.deals,
+                           "seats": "rotate", "self_play": True, "seed": c.seed * 1000 + g, "out": str(gen),
+                           "bots": bots, "mlflow": {"enabled": False}}, source=f"generation {g}")
+    league = league.with_overrides(workers=c.workers, address=c.address)
+    summary = run_league(league, resume=has_records(gen / "selfplay"))
+    if not summary.complete:
+        raise TrainError(f"generation {g}: self-play stopped; --resume goes on with it")
+    games_per_s = summary.played / max(time.perf_counter() - started, 1e-9) if summary.played else None
+    # 2. positions
+    data = gen / "data"
+    _positions([gen / "selfplay"], data)
+    # 3. training on the window
+    window = [Path(r["data"]) for r in lineage if r.get("data")][-(c.window - 1):] if c.window > 1 else []
+    candidate = gen / "candidate.azv"
+    metrics = _fit(c, [*window, data], current, candidate, g)
+    # 4. the gate
+    settings = SprtSettings(new=spec(str(candidate), c.iterations), base=bot, elo0=c.elo0, elo1=c.elo1,
+                            max_pairs=c.max_pairs, variant=c.variant, seed=c.seed * 1000 + g, name="gate",
+                            names=(f"gen{g}-candidate", f"gen{g}-current"),
+                            out=str(gen), workers=c.workers, address=c.address, mlflow=False)
+    outcome = run_sprt(settings, resume=has_records(gen / "gate"))
+    if outcome.interrupted:
+        raise TrainError(f"generation {g}: the gate stopped; --resume goes on with it")
+    r = outcome.result.as_dict()
+    accepted = r["verdict"] == "H1"
+    log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
+        f"gate {r['verdict']} after {r['pairs']} pairs (elo {_fmt(r['elo'])}): "
+        f"{'accepted' if accepted else 'not accepted'}")
+    return {"generation": g, "model": str(candidate), "accepted": accepted, "data": str(data),
+            "parent": current, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
+            "gate": {k: r[k] for k in ("verdict", "pairs", "llr", "elo", "elo_low", "elo_high")}, **metrics}
+
+
+def _fmt(x) -> str:
+    return "n/a" if x is None else f"{x:+.1f}"
+
+
+def _entry(s: str) -> dict:
+    from bots.spec import parse_bot_spec
+    kind, params = parse_bot_spec(s)
+    return {"type": kind, "params": params}
+
+
+def _positions(runs: list[Path], data: Path) -> None:
+    done = data / "DONE"
+    if not done.exists():
+        count = write_shards(runs, data)
+        done.write_text(f"{count}\n", encoding="utf-8")
+
+
+def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int) -> dict:
+    """Train a model on the positions of ``data`` (from ``start``'s weights) and write it to ``out``;
+    a model already there is read back (its metrics are in its header)."""
+    if out.exists():
+        return ValueNet.load(out).meta["metrics"]
+    x, y, games = read_positions(data, c.players, c.target)
+    held = held_out_mask(games)
+    base = None
+    if start is not None:
+        from bots.value_file import model_bytes
+        base = ValueNet.from_bytes(model_bytes(start), start)
+    net, history = train(x[~held], y[~held], players=c.players, hidden=tuple(c.hidden), epochs=c.epochs,
+                         batch=c.batch, lr=c.lr, seed=c.seed * 1000 + g, x_val=x[held], y_val=y[held],
+                         start=base)
+    metrics = {"positions": int(len(x)), "held_out_positions": int(held.sum()),
+               "train_loss": history.train[-1],
+               "held_out_loss": history.held_out[-1] if history.held_out else float("nan"),
+               "held_out_baseline": float(np.var(y[held])) if held.any() else float("nan"),
+               "train_samples_per_s": history.samples_per_s}
+    net.meta = {"generation": g, "parent": start, "data": [str(d) for d in data], "seed": c.seed * 1000 + g,
+                "hidden": list(c.hidden), "target": c.target, "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
+                "loss_curve": {"train": history.train, "held_out": history.held_out}}
+    tmp = out.with_suffix(".tmp")
+    net.save(tmp)
+    os.replace(tmp, out)
+    return metrics
+
+
+class _Tracker:
+    """One MLflow run for the training run: per generation its losses, gate Elo and speeds as
+    metrics (step = generation), each model an artifact, the curve's plot at the end."""
+
+    def __init__(self, c: TrainConfig, root: Path):
+        from mlflow.tracking import MlflowClient
+
+        from tournament.tracking import _quiet
+        _quiet()
+        self.root = root
+        uri = f"sqlite:///{(Path(c.out) / 'mlflow.db').resolve()}"
+        self.client = MlflowClient(tracking_uri=uri)
+        marker = root / "mlflow_run_id"
+        if marker.exists():
+            self.run_id = marker.read_text().strip()
+            return
+        exp = self.client.get_experiment_by_name(c.experiment)
+        if exp is None:
+            artifacts = (Path(c.out) / "mlartifacts").resolve().as_uri()
+            exp_id = self.client.create_experiment(c.experiment, artifact_location=artifacts)
+        else:
+            exp_id = exp.experiment_id
+        self.run_id = self.client.create_run(exp_id, run_name=c.name).info.run_id
+        for k, v in asdict(c).items():
+            self.client.log_param(self.run_id, k, str(v)[:6000])
+        marker.write_text(self.run_id + "\n")
+
+    def log(self, record: dict) -> None:
+        g = record["generation"]
+        for key in ("train_loss", "held_out_loss", "held_out_baseline", "train_samples_per_s",
+                    "selfplay_games_per_s", "positions"):
+            if record.get(key) is not None and np.isfinite(record[key]):
+                self.client.log_metric(self.run_id, key, float(record[key]), step=g)
+        gate = record.get("gate") or {}
+        for key in ("elo", "elo_low", "elo_high", "llr", "pairs"):
+            if gate.get(key) is not None:
+                self.client.log_metric(self.run_id, f"gate_{key}", float(gate[key]), step=g)
+        self.client.log_metric(self.run_id, "accepted", float(record["accepted"]), step=g)
+        if Path(record["model"]).is_file():
+            self.client.log_artifact(self.run_id, record["model"], f"gen-{g:03d}")
+
+    def finish(self, lineage: list[dict]) -> None:
+        path = plot_curve(lineage, self.root / "curve.png")
+        self.client.log_artifact(self.run_id, str(path))
+        self.client.log_artifact(self.run_id, str(self.root / LINEAGE))
+
+
+def plot_curve(lineage: list[dict], path: Path) -> Path:
+    """The curve over generations: held-out loss and the gate's Elo (with its interval)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    gens = [r["generation"] for r in lineage]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2))
+    a.plot(gens, [r.get("held_out_loss", float("nan")) for r in lineage], "o-", label="held-out")
+    a.plot(gens, [r.get("train_loss", float("nan")) for r in lineage], "s--", label="train")
+    a.set(xlabel="generation", ylabel="value loss (MSE)")
+    a.legend()
+    gated = [r for r in lineage if r.get("gate") and r["gate"].get("elo") is not None]
+    if gated:
+        x = [r["generation"] for r in gated]
+        e = [r["gate"]["elo"] for r in gated]
+        lo = [r["gate"]["elo"] - (r["gate"]["elo_low"] if r["gate"]["elo_low"] is not None else r["gate"]["elo"]) for r in gated]
+        hi = [(r["gate"]["elo_high"] if r["gate"]["elo_high"] is not None else r["gate"]["elo"]) - r["gate"]["elo"] for r in gated]
+        b.errorbar(x, e, yerr=[lo, hi], fmt="o")
+    b.axhline(0, color="gray", lw=0.5)
+    b.set(xlabel="generation", ylabel="gate elo (new - current)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,83 @@
+"""``azul train`` end to end on a tiny budget: generation 0 from records, two generations of
+self-play, training and gating, an interruption and ``--resume``, the MLflow run (learn/train.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import learn.train as train_module
+from azul_cli.main import app
+from bots.value_file import read_model
+from learn.train import TrainError, load_train_config, run_train
+from test_league_support import league
+from tournament import read_table
+from tournament.config import parse_config
+from tournament.runner import run_league
+
+
+def _config(tmp_path, records):
+    path = tmp_path / "train.yaml"
+    path.write_text(f"""
+name: tiny
+seed: 3
+generations: 2
+start: {{records: ["{records}"]}}
+selfplay: {{deals: 2, iterations: 8}}
+train: {{hidden: [8], epochs: 2, batch: 64}}
+gate: {{elo0: 0, elo1: 40, max_pairs: 3}}
+out: {tmp_path / 'out'}
+workers: 0
+""", encoding="utf-8")
+    return path
+
+
+def test_a_tiny_train_runs_resumes_and_logs(tmp_path, monkeypatch):
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=2, seed=4))
+    assert run_league(config, progress=False).complete
+    path = _config(tmp_path, tmp_path / "r")
+    fit = train_module._fit
+
+    def killed_in_generation_two(c, data, start, out, g):
+        if g == 2:
+            raise KeyboardInterrupt
+        return fit(c, data, start, out, g)
+
+    monkeypatch.setattr(train_module, "_fit", killed_in_generation_two)
+    with pytest.raises(KeyboardInterrupt):
+        run_train(load_train_config(path), log=lambda line: None)
+    root = tmp_path / "out" / "tiny"
+    assert len(json.loads((root / "lineage.json").read_text())) == 2      # generations 0 and 1
+    assert len(read_table(root / "gen-002" / "selfplay", "games")) == 2   # its self-play was done (one bot, seats swapped)
+    monkeypatch.setattr(train_module, "_fit", fit)
+
+    with pytest.raises(TrainError, match="--resume"):
+        run_train(load_train_config(path), log=lambda line: None)
+    result = CliRunner().invoke(app, ["train", str(path), "--resume"])
+    assert result.exit_code == 0, result.output
+    lineage = json.loads((root / "lineage.json").read_text())
+    assert [r["generation"] for r in lineage] == [0, 1, 2]
+    assert len(read_table(root / "gen-002" / "selfplay", "games")) == 2   # not played again
+    for r in lineage[1:]:
+        assert r["gate"]["verdict"] in ("H0", "H1", "undecided") and 1 <= r["gate"]["pairs"] <= 3
+        assert r["accepted"] == (r["gate"]["verdict"] == "H1")
+        header, _ = read_model((root / f"gen-{r['generation']:03d}" / "candidate.azv").read_bytes())
+        assert header["meta"]["parent"] == train_module.current_model(lineage[:r["generation"]])
+    assert (root / "curve.png").stat().st_size > 1000
+
+    from mlflow.tracking import MlflowClient
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'out' / 'mlflow.db'}")
+    run_id = (root / "mlflow_run_id").read_text().strip()
+    assert [m.step for m in client.get_metric_history(run_id, "held_out_loss")] == [0, 1, 2]
+    assert sorted(m.step for m in client.get_metric_history(run_id, "gate_pairs")) == [1, 2]
+
+
+def test_a_bad_train_config_names_the_field(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: x\ngate: {max_pairs: 0}\n", encoding="utf-8")
+    with pytest.raises(TrainError, match="max_pairs"):
+        load_train_config(path)
+    path.write_text("name: x\nwindows: 3\n", encoding="utf-8")
+    with pytest.raises(TrainError, match="unknown field 'windows'"):
+        load_train_config(path)
