@@ -13,7 +13,10 @@ Who fills a column (``source``): ``run`` the run's id (``build_table``); ``sched
 place in the schedule (its ``GameSpec``); ``config`` the league's config (variant, seats' bot
 names, the engine's version); ``play`` what playing the game gives; ``study`` a strategy study's
 columns, added to ``games`` after the others in a study's records only (tournament/study.py), so a
-league's records stay exactly as they were; readers over several runs see null there.
+league's records stay exactly as they were; readers over several runs see null there; ``tune`` a
+tune's columns (tournament/tune.py), added likewise to a tune's ``games`` only: the step of SPSA a
+game belongs to and the tuned parameters' values (JSON objects by name) at that step's theta and
+as theta+ and theta- played them.
 """
 from __future__ import annotations
 
@@ -23,7 +26,8 @@ import pyarrow as pa
 
 TABLES = ("games", "results", "moves", "rounds")
 WRITE_ORDER = ("moves", "rounds", "results", "games")  # a part is written in this order: games last commits it
-SOURCES = ("run", "schedule", "config", "play", "study")
+SOURCES = ("run", "schedule", "config", "play", "study", "tune")
+OPTIONAL = ("study", "tune")  # sources of columns only some runs' records have
 
 I32, I64, F64, STR, BOOL = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 
@@ -70,6 +74,11 @@ COLUMNS: tuple[Column, ...] = (
     # a strategy study's: the intervention a game plays (``control``) and the seat that plays it
     Column("games", "intervention", STR, "study"),
     Column("games", "study_seat", I32, "study"),
+    # a tune's: the step, and the tuned values at theta, theta+ and theta- (JSON objects by name)
+    Column("games", "tune_step", I32, "tune"),
+    Column("games", "tune_theta", STR, "tune"),
+    Column("games", "tune_plus", STR, "tune"),
+    Column("games", "tune_minus", STR, "tune"),
 
     Column("results", "run_id", STR, "run", spec=True),
     Column("results", "game_id", STR, "schedule", spec=True),
@@ -119,13 +128,14 @@ def columns_of(table: str, study: bool = False) -> list[Column]:
     """The columns of ``table`` in order (a study's ``games`` columns too with ``study``)."""
     if table not in TABLES:
         raise ValueError(f"no table {table!r} (tables: {', '.join(TABLES)})")
-    return [c for c in COLUMNS if c.table == table and (study or c.source != "study")]
+    return [c for c in COLUMNS if c.table == table and (c.source not in OPTIONAL or (study and c.source == "study"))]
 
 
 SCHEMAS: dict[str, pa.Schema] = {t: pa.schema([(c.name, c.type) for c in columns_of(t)]) for t in TABLES}
 WRITE_SCHEMAS: dict[str, pa.Schema] = {t: pa.schema([(c.name, c.write_type) for c in columns_of(t)])
                                        for t in TABLES}
 STUDY_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "study"])
+TUNE_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "tune"])
 # The columns every part of a table has (SPEC 5's); columns added later may be missing in older
 # runs (readers read them as null).
 REQUIRED: dict[str, list[str]] = {t: [c.name for c in columns_of(t) if c.spec] for t in TABLES}
