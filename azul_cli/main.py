@@ -12,7 +12,7 @@ import typer
 
 from engine import __version__ as ENGINE_VERSION
 
-from . import league, play, positions, ratings, replay, report, series, sprt, strategy, study
+from . import league, play, positions, ratings, replay, report, series, sprt, strategy, study, tune
 
 app = typer.Typer(
     name="azul",
@@ -43,7 +43,7 @@ def main(
 # ---------------------------------------------------------------- the commands, in help order
 for command in (positions.show, positions.moves, positions.selfplay, positions.analyze, play.play,
                 series.series, replay.replay, ratings.elo, report.report, strategy.openings,
-                strategy.marker, ratings.standings, sprt.sprt):
+                strategy.marker, ratings.standings, sprt.sprt, tune.tune):
     app.command()(command)
 app.add_typer(league.app, name="league")
 app.add_typer(study.app, name="study")

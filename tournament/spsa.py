@@ -27,7 +27,8 @@ from dataclasses import dataclass
 ALPHA, GAMMA = 0.602, 0.101  # fishtest's (and Spall's) exponents of a_k and c_k
 A_SHARE = 0.1  # A: this share of the pairs
 C_SHARE = 1 / 20  # default c_end: this share of the parameter's span (internal units)
-R_PAIRS = 60.0  # default r_end: this over the pairs (docs/tune.md, "Choosing c_end and r_end")
+R_PAIRS = 60.0  # default r_end: this over the pairs, at least MIN_PAIRS (docs/tune.md, "Choosing c_end and r_end")
+MIN_PAIRS = 500
 LOG_SPAN = 1000.0  # a declared range whose high / low is at least this is tuned on a log scale
 FIELDS = ("start", "min", "max", "c_end", "r_end", "scale")
 SCALES = ("linear", "log")
@@ -105,7 +106,7 @@ def tuned_param(bot_type: str, name: str, given: dict | None, pairs: int) -> Tun
         raise ValueError(f"{name}.start: must be from min {low:g} to max {high:g}, not {start:g}")
     span = math.log(high / low) if log else high - low
     c_end = _number(given.get("c_end", span * C_SHARE), f"{name}.c_end")
-    r_end = _number(given.get("r_end", R_PAIRS / max(pairs, 1)), f"{name}.r_end")
+    r_end = _number(given.get("r_end", R_PAIRS / max(pairs, MIN_PAIRS)), f"{name}.r_end")
     for field, v in (("c_end", c_end), ("r_end", r_end)):
         if not v > 0:
             raise ValueError(f"{name}.{field}: must be above 0, not {v:g}")
