@@ -12,6 +12,14 @@ from .registry import Param, register
 
 WEIGHTS = ("line", "later", "column", "row", "colour_set", "floor_risk", "marker", "denial", "reply")
 
+# The weights that also value MCTS's round ends (bots/mcts.py takes them as parameters too).
+Line = Annotated[float, Param("weight on partial lines", 0.0, 10.0)]
+Later = Annotated[float, Param("chance a line short of tiles this round completes in a later round", 0.0, 1.0)]
+Column = Annotated[float, Param("weight on the column bonus potential", 0.0, 10.0)]
+Row = Annotated[float, Param("weight on the row bonus potential", 0.0, 10.0)]
+ColourSet = Annotated[float, Param("weight on the colour-set potential", 0.0, 10.0)]
+Marker = Annotated[float, Param("points for opening the next round", -10.0, 10.0)]
+
 
 @register("heuristic")
 class HeuristicBot(Bot):
@@ -20,15 +28,14 @@ class HeuristicBot(Bot):
 
     def __init__(
         self, seed: int = 0, *,
-        line: Annotated[float, Param("weight on partial lines", 0.0, 10.0)] = 0.5,
-        later: Annotated[float, Param(
-            "chance a line short of tiles this round completes in a later round", 0.0, 1.0)] = 0.2,
-        column: Annotated[float, Param("weight on the column bonus potential", 0.0, 10.0)] = 0.5,
-        row: Annotated[float, Param("weight on the row bonus potential", 0.0, 10.0)] = 0.5,
-        colour_set: Annotated[float, Param("weight on the colour-set potential", 0.0, 10.0)] = 0.5,
+        line: Line = 0.5,
+        later: Later = 0.2,
+        column: Column = 0.5,
+        row: Row = 0.5,
+        colour_set: ColourSet = 0.5,
         floor_risk: Annotated[float, Param(
             "points per tile the seat is likely to be forced to floor this round", 0.0, 10.0)] = 1.0,
-        marker: Annotated[float, Param("points for opening the next round", -10.0, 10.0)] = 1.5,
+        marker: Marker = 1.5,
         denial: Annotated[float, Param("weight on the best opponent's value", 0.0, 2.0)] = 1.0,
         reply: Annotated[float, Param(
             "weight on the next player's best immediate (greedy) move value", 0.0, 2.0)] = 1.25,

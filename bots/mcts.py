@@ -14,6 +14,7 @@ from engine.notation import MOVES
 
 from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
+from .heuristic import Column, ColourSet, Later, Line, Marker, Row
 from .registry import Param, bot_parameters, check_params, register
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
@@ -45,6 +46,9 @@ class MCTSBot(Bot):
             0.01, 1000.0)] = 8.0,
         max_nodes: Annotated[int, Param(
             "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
+        # the heuristic's weights that value a round's end with evaluator heuristic (its defaults)
+        line: Line = 0.5, later: Later = 0.2, column: Column = 0.5, row: Row = 0.5,
+        colour_set: ColourSet = 0.5, marker: Marker = 1.5,
     ):
         super().__init__(seed)
         self.iterations = iterations
@@ -55,6 +59,8 @@ class MCTSBot(Bot):
         self.evaluator = evaluator
         self.value_scale = value_scale
         self.max_nodes = max_nodes
+        self.line, self.later, self.column, self.row = line, later, column, row
+        self.colour_set, self.marker = colour_set, marker
         self._search = None
         self._evaluator = None
 
