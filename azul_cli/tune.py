@@ -61,7 +61,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
         result = outcome.as_dict()
         result.pop("trajectory")
         typer.echo(json.dumps({**result, "seconds": round(outcome.seconds, 2),
-                               "referee": outcome.summary.referee}))
+                               "play_s": round(outcome.summary.play_s, 2), "referee": outcome.summary.referee}))
     else:
         _show(console, outcome)
     if outcome.interrupted:

@@ -64,3 +64,46 @@ class HeuristicBot(Bot):
     def compiled_form(self) -> CompiledForm:
         """Played in C: its policy, ``heuristic_pick``, with its weights."""
         return CompiledForm("heuristic", self.weights)
+
+
+# ---------------------------------------------------------------- presets
+# Weights tuned by ``azul tune`` for one player count (configs/tunes/, docs/tune.md "Tuned values"),
+# each offered as a bot type of its own: ``heuristic-4p`` is the heuristic with these weights as its
+# defaults (a spec may still set any weight: ``heuristic-4p:marker=2``). The heuristic's own
+# defaults do not change.
+PRESETS: dict[str, dict[str, float]] = {
+    "heuristic-4p": {"line": 0.687, "later": 0.1582, "column": 2.346, "row": 2.109, "colour_set": 3.386,
+                     "floor_risk": 0.7021, "marker": 4.046, "denial": 1.37, "reply": 0.7701},
+}
+
+
+def _preset(type_name: str, weights: dict[str, float]) -> type[HeuristicBot]:
+    """A registered subclass of the heuristic whose weights default to ``weights``."""
+    import inspect
+    import typing
+
+    signature = inspect.signature(HeuristicBot.__init__)
+
+    class Preset(HeuristicBot):
+        __doc__ = f"The heuristic with the weights tuned for {type_name[-2:]} (docs/tune.md)."
+
+        def __init__(self, seed: int = 0, **given):
+            super().__init__(seed, **{**weights, **given})
+
+        compiled_form = HeuristicBot.compiled_form  # plays as the heuristic does (bots.base: declared anew)
+
+        @property
+        def name(self) -> str:
+            changed = [f"{k}={v:g}" for k, v in self.weights.items() if v != weights.get(k, self.weights[k])]
+            return f"{type_name}({', '.join(changed)})" if changed else type_name
+
+    Preset.__init__.__signature__ = signature.replace(parameters=[
+        p.replace(default=weights[p.name]) if p.name in weights else p for p in signature.parameters.values()])
+    Preset.__init__.__annotations__ = typing.get_type_hints(HeuristicBot.__init__, include_extras=True)
+    Preset.__name__ = Preset.__qualname__ = "Heuristic" + type_name.rpartition("-")[2].upper()
+    globals()[Preset.__name__] = Preset  # importable by its name (bots.heuristic:Heuristic4P)
+    return register(type_name)(Preset)
+
+
+for _name, _weights in PRESETS.items():
+    _preset(_name, _weights)

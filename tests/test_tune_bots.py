@@ -1,6 +1,6 @@
-"""The six heuristic weights MCTS's round-end value takes as parameters (bots/mcts.py,
-bots/_evaluators.pyx HeuristicValue): declared as the heuristic's, defaults unchanged, and each
-one reaching the evaluation."""
+"""Bots that tunes reach: the six heuristic weights MCTS's round-end value takes as parameters
+(bots/mcts.py, bots/_evaluators.pyx HeuristicValue): declared as the heuristic's, defaults
+unchanged, each one reaching the evaluation; and the heuristic's tuned presets (bots/heuristic.py)."""
 import math
 
 import pytest
@@ -48,3 +48,25 @@ def test_the_defaults_play_as_before():
     explicit = make_bot("mcts", seed=5, iterations=300, **{k: bot_parameters("heuristic")[k].default for k in SIX})
     assert explicit.analyze(state) == make_bot("mcts", seed=5, iterations=300).analyze(state)
     assert make_bot("mcts", seed=5, iterations=300, marker=-3.0).name == "mcts(iterations=300, marker=-3.0)"
+
+
+def test_a_preset_is_the_heuristic_with_tuned_defaults():
+    from bots.heuristic import PRESETS, HeuristicBot
+    from bots.spec import bot_from_spec
+    from engine import new_game
+
+    assert bot_parameters("heuristic")["marker"].default == 1.5  # the heuristic's own: unchanged
+    for name, weights in PRESETS.items():
+        bot = bot_from_spec(name, seed=4)
+        assert isinstance(bot, HeuristicBot) and bot.name == name
+        assert {k: bot.weights[k] for k in weights} == weights
+        assert {k: bot_parameters(name)[k].default for k in weights} == weights
+        assert bot.compiled_form().weights == bot.weights
+        changed = bot_from_spec(f"{name}:marker=2", seed=4)
+        assert changed.weights["marker"] == 2.0 and changed.name == f"{name}(marker=2)"
+        same = make_bot("heuristic", seed=4, **weights)
+        state = new_game(4, "colored", seed=9)
+        while state.phase in ("draft", "tiling"):
+            move = bot.act(state)
+            assert move == same.act(state)
+            state.play(move)
