@@ -16,25 +16,40 @@ from .plots import BLUE, GREY, STYLE, to_svg
 RESULT_FILE = "tune.json"  # as tournament.tune.RESULT_FILE
 
 
-def tune_steps(con) -> list[dict] | None:
+def tune_steps(con, names: tuple[str, str] | None = None) -> list[dict] | None:
     """Per step of the tune in the records of ``con`` (``analysis.records.connect``): its number,
     the pairs played by its end, theta at its start, theta+ and theta- as played, theta+'s result
-    (wins minus losses against theta-); None when the records hold no tune."""
+    (wins minus losses against theta-); None when the records hold no tune. ``names``: the bots
+    theta+ and theta- (``side_names``; default: the bots whose names end in + and -)."""
     cols = {r[0] for r in con.execute("DESCRIBE games").fetchall()}
     if "tune_step" not in cols:
         return None
-    rows = con.execute("""
+    plus, minus = names or ("%+", "%-")
+    op = "=" if names else "LIKE"
+    rows = con.execute(f"""
         SELECT g.tune_step, any_value(g.tune_theta), any_value(g.tune_plus), any_value(g.tune_minus),
                max(g.deal) + 1 AS pairs, count(*) AS games,
                sum(CASE WHEN p.rank < m.rank THEN 1 WHEN p.rank > m.rank THEN -1 ELSE 0 END) AS result
         FROM games g
-        JOIN results p ON p.run_id = g.run_id AND p.game_id = g.game_id AND p.bot LIKE '%+'
-        JOIN results m ON m.run_id = g.run_id AND m.game_id = g.game_id AND m.bot LIKE '%-'
-        WHERE g.tune_step IS NOT NULL GROUP BY g.tune_step ORDER BY g.tune_step""").fetchall()
+        JOIN results p ON p.run_id = g.run_id AND p.game_id = g.game_id AND p.bot {op} ?
+        JOIN results m ON m.run_id = g.run_id AND m.game_id = g.game_id AND m.bot {op} ?
+        WHERE g.tune_step IS NOT NULL GROUP BY g.tune_step ORDER BY g.tune_step""",
+                       [plus, minus]).fetchall()
     if not rows:
         return None
     return [{"step": s, "theta": json.loads(t), "plus": json.loads(p), "minus": json.loads(m), "pairs": n,
              "games": games, "result": int(r)} for s, t, p, m, n, games, r in rows]
+
+
+def side_names(run_dir: str | Path) -> tuple[str, str] | None:
+    """The names of theta+ and theta- in a tune folder: its config's first two bots."""
+    import yaml
+
+    try:
+        bots = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8"))["bots"]
+        return str(bots[0]["name"]), str(bots[1]["name"])
+    except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError):
+        return None
 
 
 def read_result(run_dir: str | Path) -> dict | None:

@@ -8,7 +8,7 @@ import yaml
 from typer.testing import CliRunner
 
 from analysis.records import connect
-from analysis.tune import tune_steps
+from analysis.tune import side_names, tune_steps
 from azul_cli.main import app
 from bots.spec import bot_from_spec
 from records.folder import run_kind
@@ -44,7 +44,8 @@ def test_a_smoke_tune_through_the_command(tmp_path):
     assert set(read_table(run, "results").column("bot").to_pylist()) == {"heuristic+", "heuristic-"}
     # the records say theta+ and theta- of each step: as the outcome's trajectory goes
     with connect(run) as con:
-        steps = tune_steps(con)
+        steps = tune_steps(con, side_names(run))
+        assert steps == tune_steps(con)
     assert [s["result"] for s in steps] == [s["result"] for s in json.loads((run / "tune.json").read_text())[
         "trajectory"]]
     assert all(s["plus"] != s["minus"] for s in steps) and steps[1]["pairs"] == 8

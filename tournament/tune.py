@@ -227,6 +227,9 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
                 raise LeagueError(f"cannot resume {run_dir}: the tune differs from the one it was started "
                                   f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
     run_dir.mkdir(parents=True, exist_ok=True)
+    if fresh:  # the outcome of the run started over
+        for name in (RESULT_FILE, "tune.svg"):
+            (run_dir / name).unlink(missing_ok=True)
     if fresh or not has_records(run_dir) or not path.exists():
         _write(run_dir / TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
     schedule = TuneSchedule(config, league, progress, started)

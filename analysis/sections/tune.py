@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..records import connect
-from ..tune import path_figure, read_result, tune_steps
+from ..tune import path_figure, read_result, side_names, tune_steps
 from .context import Context
 from .format import esc, html_table, md_cell
 
@@ -18,7 +18,7 @@ class Tune:
         for d in ctx.runs.dirs:
             con = connect(ctx.runs.only(d))
             try:
-                steps = tune_steps(con)
+                steps = tune_steps(con, side_names(d))
             finally:
                 con.close()
             if steps:
