@@ -1,6 +1,6 @@
 """SPSA on a synthetic game, no engine: how often a tune ends near a known optimum
-(tests/test_tune_spsa.py asserts it, ``python -m tournament.spsa_simulation`` prints the table
-of docs/tune.md).
+(tests/test_tune_spsa.py asserts it, ``python benchmarks/bench_tune.py`` prints the table of
+docs/tune.md).
 
 The game: each tuned parameter has an optimum; a bot at theta has strength
 ``s(theta) = -sum_i loss_i * ((u_i - u*_i) / (span_i / 4))^2`` (logits; u internal coordinates,
@@ -82,15 +82,13 @@ def convergence(pairs: int, batch: int, seeds: int, tolerance: float = 0.1) -> d
     return {k: v / seeds for k, v in hits.items()}
 
 
-def main() -> None:
-    """The convergence table of docs/tune.md."""
-    print("pairs  batch  line  marker  value_scale  all   (share of 100 seeds within 10% of the span)")
-    for pairs in (500, 1000, 2000, 5000):
-        for batch in (1, 8):
-            r = convergence(pairs, batch, 100)
-            print(f"{pairs:5d}  {batch:5d}  {r['line']:.2f}  {r['marker']:.2f}    {r['value_scale']:.2f}"
-                  f"         {r['all']:.2f}")
-
-
-if __name__ == "__main__":
-    main()
+def table(pairs: tuple[int, ...] = (500, 1000, 2000, 5000), batches: tuple[int, ...] = (1, 8),
+          seeds: int = 100) -> str:
+    """The convergence table of docs/tune.md (benchmarks/bench_tune.py prints it)."""
+    lines = ["pairs  batch  line  marker  value_scale  all"]
+    for n in pairs:
+        for batch in batches:
+            r = convergence(n, batch, seeds)
+            lines.append(f"{n:5d}  {batch:5d}  {r['line']:.2f}  {r['marker']:.2f}    {r['value_scale']:.2f}"
+                         f"         {r['all']:.2f}")
+    return "\n".join(lines)
