@@ -107,7 +107,7 @@ def driver_section(out: Path, games: int, repeats: int) -> float:
                 worker["seconds"] += time.perf_counter() - t0
                 worker["games"] += len(specs[i:i + batch])
 
-        def submit(self, batch, part=None):  # played already: nothing to start
+        def submit(self, batch, part=None, config=None):  # played already: nothing to start
             self.n += 1
             self.queue[self.n] = (batch, part, None)
             return self.n

@@ -64,7 +64,15 @@ cdef class HeuristicValue(Evaluator):
     cdef double scale
 
     def __init__(self, *, double value_scale, **parameters):
+        # the six weights that reach a round's end's evaluation (the MCTS bot's parameters of
+        # those names; the defaults are default_weights')
         default_weights(&self.weights)
+        self.weights.line = parameters.get("line", self.weights.line)
+        self.weights.later = parameters.get("later", self.weights.later)
+        self.weights.column = parameters.get("column", self.weights.column)
+        self.weights.row = parameters.get("row", self.weights.row)
+        self.weights.colour_set = parameters.get("colour_set", self.weights.colour_set)
+        self.weights.marker = parameters.get("marker", self.weights.marker)
         self.scale = value_scale
 
     cdef void values(self, const State* s, double* values) noexcept nogil:

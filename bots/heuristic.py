@@ -12,6 +12,14 @@ from .registry import Param, register
 
 WEIGHTS = ("line", "later", "column", "row", "colour_set", "floor_risk", "marker", "denial", "reply")
 
+# The weights that also value MCTS's round ends (bots/mcts.py takes them as parameters too).
+Line = Annotated[float, Param("weight on partial lines", 0.0, 10.0)]
+Later = Annotated[float, Param("chance a line short of tiles this round completes in a later round", 0.0, 1.0)]
+Column = Annotated[float, Param("weight on the column bonus potential", 0.0, 10.0)]
+Row = Annotated[float, Param("weight on the row bonus potential", 0.0, 10.0)]
+ColourSet = Annotated[float, Param("weight on the colour-set potential", 0.0, 10.0)]
+Marker = Annotated[float, Param("points for opening the next round", -10.0, 10.0)]
+
 
 @register("heuristic")
 class HeuristicBot(Bot):
@@ -20,15 +28,14 @@ class HeuristicBot(Bot):
 
     def __init__(
         self, seed: int = 0, *,
-        line: Annotated[float, Param("weight on partial lines", 0.0, 10.0)] = 0.5,
-        later: Annotated[float, Param(
-            "chance a line short of tiles this round completes in a later round", 0.0, 1.0)] = 0.2,
-        column: Annotated[float, Param("weight on the column bonus potential", 0.0, 10.0)] = 0.5,
-        row: Annotated[float, Param("weight on the row bonus potential", 0.0, 10.0)] = 0.5,
-        colour_set: Annotated[float, Param("weight on the colour-set potential", 0.0, 10.0)] = 0.5,
+        line: Line = 0.5,
+        later: Later = 0.2,
+        column: Column = 0.5,
+        row: Row = 0.5,
+        colour_set: ColourSet = 0.5,
         floor_risk: Annotated[float, Param(
             "points per tile the seat is likely to be forced to floor this round", 0.0, 10.0)] = 1.0,
-        marker: Annotated[float, Param("points for opening the next round", -10.0, 10.0)] = 1.5,
+        marker: Marker = 1.5,
         denial: Annotated[float, Param("weight on the best opponent's value", 0.0, 2.0)] = 1.0,
         reply: Annotated[float, Param(
             "weight on the next player's best immediate (greedy) move value", 0.0, 2.0)] = 1.25,
@@ -57,3 +64,48 @@ class HeuristicBot(Bot):
     def compiled_form(self) -> CompiledForm:
         """Played in C: its policy, ``heuristic_pick``, with its weights."""
         return CompiledForm("heuristic", self.weights)
+
+
+# ---------------------------------------------------------------- presets
+# Weights tuned by ``azul tune`` for one player count (configs/tunes/, docs/tune.md "Tuned values"),
+# each offered as a bot type of its own: ``heuristic-4p`` is the heuristic with these weights as its
+# defaults (a spec may still set any weight: ``heuristic-4p:marker=2``). The heuristic's own
+# defaults do not change.
+PRESETS: dict[str, dict[str, float]] = {
+    "heuristic-3p": {"line": 0.7466, "later": 0.05542, "column": 1.132, "row": 0.1114, "colour_set": 2.26,
+                     "floor_risk": 0.9179, "marker": 5.183, "denial": 0.6802, "reply": 1.146},
+    "heuristic-4p": {"line": 0.687, "later": 0.1582, "column": 2.346, "row": 2.109, "colour_set": 3.386,
+                     "floor_risk": 0.7021, "marker": 4.046, "denial": 1.37, "reply": 0.7701},
+}
+
+
+def _preset(type_name: str, weights: dict[str, float]) -> type[HeuristicBot]:
+    """A registered subclass of the heuristic whose weights default to ``weights``."""
+    import inspect
+    import typing
+
+    signature = inspect.signature(HeuristicBot.__init__)
+
+    class Preset(HeuristicBot):
+        __doc__ = f"The heuristic with the weights tuned for {type_name[-2:]} (docs/tune.md)."
+
+        def __init__(self, seed: int = 0, **given):
+            super().__init__(seed, **{**weights, **given})
+
+        compiled_form = HeuristicBot.compiled_form  # plays as the heuristic does (bots.base: declared anew)
+
+        @property
+        def name(self) -> str:
+            changed = [f"{k}={v:g}" for k, v in self.weights.items() if v != weights.get(k, self.weights[k])]
+            return f"{type_name}({', '.join(changed)})" if changed else type_name
+
+    Preset.__init__.__signature__ = signature.replace(parameters=[
+        p.replace(default=weights[p.name]) if p.name in weights else p for p in signature.parameters.values()])
+    Preset.__init__.__annotations__ = typing.get_type_hints(HeuristicBot.__init__, include_extras=True)
+    Preset.__name__ = Preset.__qualname__ = "Heuristic" + type_name.rpartition("-")[2].upper()
+    globals()[Preset.__name__] = Preset  # importable by its name (bots.heuristic:Heuristic4P)
+    return register(type_name)(Preset)
+
+
+for _name, _weights in PRESETS.items():
+    _preset(_name, _weights)

@@ -14,6 +14,7 @@ from engine.notation import MOVES
 
 from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
+from .heuristic import Column, ColourSet, Later, Line, Marker, Row
 from .registry import Param, bot_parameters, check_params, register
 from .value_file import model_bytes
 
@@ -50,6 +51,9 @@ class MCTSBot(Bot):
         model: Annotated[str, Param(
             "evaluator=value's network: a model shipped in bots/models by name, or an "
             "azul-value/1 file's path (its bytes travel with the bot)")] = "value-2p",
+        # the heuristic's weights that value a round's end with evaluator heuristic (its defaults)
+        line: Line = 0.5, later: Later = 0.2, column: Column = 0.5, row: Row = 0.5,
+        colour_set: ColourSet = 0.5, marker: Marker = 1.5,
     ):
         super().__init__(seed)
         self.iterations = iterations
@@ -62,6 +66,8 @@ class MCTSBot(Bot):
         self.max_nodes = max_nodes
         self.model = model
         self._model = model_bytes(model) if evaluator == "value" else None  # read once, pickled along
+        self.line, self.later, self.column, self.row = line, later, column, row
+        self.colour_set, self.marker = colour_set, marker
         self._search = None
         self._evaluator = None
 

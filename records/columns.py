@@ -17,7 +17,9 @@ league's records stay exactly as they were; readers over several runs see null t
 a Swiss or knockout event's columns (tournament/events/), added the same way after the others, in
 an event's records only: the event's round, the pairing's number in its round (a Swiss board, a
 knockout bracket slot) and the bots with a bye in that round (so the standings rebuild from the
-records alone).
+records alone); ``tune`` a tune's columns (tournament/tune.py), added likewise to a tune's
+``games`` only: the step of SPSA a game belongs to and the tuned parameters' values (JSON objects
+by name) at that step's theta and as theta+ and theta- played them.
 """
 from __future__ import annotations
 
@@ -27,8 +29,8 @@ import pyarrow as pa
 
 TABLES = ("games", "results", "moves", "rounds")
 WRITE_ORDER = ("moves", "rounds", "results", "games")  # a part is written in this order: games last commits it
-SOURCES = ("run", "schedule", "config", "play", "study", "event")
-OPTIONAL = ("study", "event")  # sources whose columns only the runs that fill them have
+SOURCES = ("run", "schedule", "config", "play", "study", "event", "tune")
+OPTIONAL = ("study", "event", "tune")  # sources whose columns only the runs that fill them have
 
 I32, I64, F64, STR, BOOL = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
 
@@ -79,6 +81,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("games", "event_round", I32, "event"),
     Column("games", "pairing", I32, "event"),
     Column("games", "event_byes", pa.list_(STR), "event"),
+    # a tune's: the step, and the tuned values at theta, theta+ and theta- (JSON objects by name)
+    Column("games", "tune_step", I32, "tune"),
+    Column("games", "tune_theta", STR, "tune"),
+    Column("games", "tune_plus", STR, "tune"),
+    Column("games", "tune_minus", STR, "tune"),
 
     Column("results", "run_id", STR, "run", spec=True),
     Column("results", "game_id", STR, "schedule", spec=True),
@@ -129,8 +136,8 @@ def columns_of(table: str, study: bool = False, event: bool = False) -> list[Col
     event's with ``event``)."""
     if table not in TABLES:
         raise ValueError(f"no table {table!r} (tables: {', '.join(TABLES)})")
-    wanted = {"study": study, "event": event}
-    return [c for c in COLUMNS if c.table == table and wanted.get(c.source, True)]
+    wanted = {"study": study, "event": event}  # a tune's columns come from its stages (tables.with_columns)
+    return [c for c in COLUMNS if c.table == table and (c.source not in OPTIONAL or wanted.get(c.source, False))]
 
 
 SCHEMAS: dict[str, pa.Schema] = {t: pa.schema([(c.name, c.type) for c in columns_of(t)]) for t in TABLES}
@@ -138,6 +145,7 @@ WRITE_SCHEMAS: dict[str, pa.Schema] = {t: pa.schema([(c.name, c.write_type) for 
                                        for t in TABLES}
 STUDY_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "study"])
 EVENT_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "event"])
+TUNE_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "tune"])
 # The columns every part of a table has (SPEC 5's); columns added later may be missing in older
 # runs (readers read them as null).
 REQUIRED: dict[str, list[str]] = {t: [c.name for c in columns_of(t) if c.spec] for t in TABLES}

@@ -5,8 +5,8 @@ name, the UTC time and a random suffix); ``folder_run_ids`` tells which runs a f
 hold (older folders have no ``run.json``: their records say). ``quarantine`` moves a file a repair
 cannot read to ``<run>/quarantine/<table>/``, never deleting it. ``take_lock`` is the one writer's
 lock (``.lock``: an flock held while a driver writes the run, with its pid inside, which
-``lock_holder`` reads). ``run_kind`` says what the folder holds: a ``league``, a ``study`` or an
-``sprt`` (run.json's ``kind``; older folders: their study or SPRT file, if they have one).
+``lock_holder`` reads). ``run_kind`` says what the folder holds: a ``league``, a ``study``, an
+``sprt`` or a ``tune`` (run.json's ``kind``; older folders: their study or SPRT file, if they have one).
 """
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ import pyarrow.parquet as pq
 from .parts import committed_parts, parquet_files, part_path
 
 RUN_FILE = "run.json"  # {"run_id": ..., "referee": ..., "kind": ...}, written when the run folder is created
-KINDS = ("league", "study", "sprt")  # what a run folder holds (run.json's kind)
-KIND_FILES = (("study", "study.json"), ("sprt", "sprt.yaml"))  # tournament.study.STUDY_FILE, analysis.sprt_run.SPRT_FILE
+KINDS = ("league", "study", "sprt", "tune")  # what a run folder holds (run.json's kind)
+# tournament.study.STUDY_FILE, analysis.sprt_run.SPRT_FILE, tournament.tune.TUNE_FILE
+KIND_FILES = (("study", "study.json"), ("sprt", "sprt.yaml"), ("tune", "tune.yaml"))
 QUARANTINE = "quarantine"
 LOCK_FILE = ".lock"
 

@@ -6,6 +6,8 @@ of exactly ``WRITE_SCHEMAS[name]``; a missing or unknown column, a column of the
 an Arrow array of the wrong type is a ``ValueError`` naming it. ``coded(indices, values)`` makes
 a dictionary column from a small array of values and an index per row (the compiled loop's
 lookups). ``RecordBuffer`` gathers rows as Python lists, fast to append to, for the referee.
+``with_columns(name, table, values)`` adds columns of an optional source (a tune's) holding one
+value for every row: a stage's columns (tournament/stages.py).
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from .columns import EVENT_COLUMNS, STR, STUDY_COLUMNS, TABLES, WRITE_SCHEMAS, columns_of
+from .columns import COLUMNS, EVENT_COLUMNS, OPTIONAL, STR, STUDY_COLUMNS, TABLES, WRITE_SCHEMAS, columns_of
 
 
 def build_table(name: str, columns: Mapping[str, object], run_id: str) -> pa.Table:
@@ -47,6 +49,20 @@ def build_table(name: str, columns: Mapping[str, object], run_id: str) -> pa.Tab
         if given and any(arrays[f.name].null_count < rows for f in group):
             fields += list(group)
     return pa.Table.from_arrays([arrays[f.name] for f in fields], schema=pa.schema(fields))
+
+
+def with_columns(name: str, table: pa.Table, values: Mapping[str, object]) -> pa.Table:
+    """``table`` (of table ``name``) with a column per ``values`` entry, that value in every row:
+    columns of an optional source (records.columns.OPTIONAL) the table does not have yet; a
+    ValueError names any other."""
+    kinds = {c.name: c for c in COLUMNS if c.table == name and c.source in OPTIONAL}
+    for column, value in values.items():
+        if column not in kinds or column in table.column_names:
+            raise ValueError(f"the {name} table takes no column {column!r} from a stage (stage columns: "
+                             f"{', '.join(kinds) or 'none'})")
+        table = table.append_column(pa.field(column, kinds[column].type),
+                                    _array(name, column, [value] * table.num_rows, kinds[column].type, table.num_rows))
+    return table
 
 
 def coded(indices, values: pa.Array, mask=None) -> pa.DictionaryArray:

@@ -140,33 +140,37 @@ class SerialBackend:
 
     def __init__(self, config: dict[str, Any], run_id: str):
         self.config, self.run_id = config, run_id
-        self.queue: dict[int, tuple[list[GameSpec], tuple[str, str] | None, Future | None]] = {}
+        self.queue: dict[int, tuple[list[GameSpec], tuple[str, str] | None, Future | None, dict]] = {}
         self.n = 0
         self.thread: ThreadPoolExecutor | None = None
 
-    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None) -> int:
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None,
+               config: dict[str, Any] | None = None) -> int:
+        """Start a batch; ``config``: the one its games are played under, if not the backend's
+        (a stage's bots: tournament/stages.py)."""
         self.n += 1
         future = None
-        batch = games_of(self.config, batch)
-        plan = compiled_plan_for(self.config, batch)
+        config = config or self.config
+        batch = games_of(config, batch)
+        plan = compiled_plan_for(config, batch)
         if plan is not None:
             self.thread = self.thread or ThreadPoolExecutor(1, thread_name_prefix="azul-compiled-loop")
             future = self.thread.submit(play_columns, plan, batch)
-        self.queue[self.n] = (batch, part, future)
+        self.queue[self.n] = (batch, part, future, config)
         return self.n
 
     def wait(self, handles: list, timeout: float) -> list:
         return handles[:1]
 
     def get(self, handle: int) -> dict[str, pa.Table] | Committed:
-        batch, part, future = self.queue.pop(handle)
+        batch, part, future, config = self.queue.pop(handle)
         if future is None:
-            return play_batch(self.config, batch, self.run_id, part)
+            return play_batch(config, batch, self.run_id, part)
         return _recorded(future.result().tables(self.run_id), part)
 
     def cancel(self, handles: list) -> None:
         for h in handles:
-            batch, part, future = self.queue.pop(h, (None, None, None))
+            batch, part, future, config = self.queue.pop(h, (None, None, None, None))
             if future:
                 future.cancel()  # one already playing finishes; close waits for it
 
@@ -244,6 +248,7 @@ class RayBackend:
         self.concurrency = workers or cpus
         self.max_in_flight = 2 * self.concurrency
         self.config_ref = ray.put(config)
+        self.stage_ref: tuple[dict, Any] | None = None  # the last stage's config and its object
         self.run_id = run_id
         self.remote = ray.remote(num_cpus=1, max_retries=task_retries)(play_packed)
         from ray import exceptions as rex
@@ -256,8 +261,16 @@ class RayBackend:
         ) if e is not None)
         self.task_error = rex.RayTaskError
 
-    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None):
-        return self.remote.remote(self.config_ref, pack_games(batch), self.run_id, part)
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None,
+               config: dict[str, Any] | None = None):
+        """Start a batch as a task; ``config``: the one its games are played under, if not the
+        backend's (a stage's bots), put in the object store once per stage."""
+        ref = self.config_ref
+        if config is not None:
+            if self.stage_ref is None or self.stage_ref[0] is not config:
+                self.stage_ref = (config, self.ray.put(config))
+            ref = self.stage_ref[1]
+        return self.remote.remote(ref, pack_games(batch), self.run_id, part)
 
     def wait(self, handles: list, timeout: float) -> list:
         ready, _ = self.ray.wait(handles, num_returns=1, timeout=timeout)

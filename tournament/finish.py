@@ -3,7 +3,7 @@
 ``finish_command(run_dir)`` is the line ``azul league repair`` prints and ``azul league run
 --resume`` names when it refuses a study's or an SPRT's folder: a league resumes with ``azul
 league run CONFIG --resume``, an SPRT with ``azul sprt`` and its test's settings (from
-``sprt.yaml`` and ``config.yaml``), a study with ``azul study marker`` when its ``study.json`` says
+``sprt.yaml`` and ``config.yaml``), a tune with ``azul tune`` and the ``tune.yaml`` it keeps, a study with ``azul study marker`` when its ``study.json`` says
 it is one, else a sentence (a study's other commands cannot be rebuilt from the folder).
 """
 from __future__ import annotations
@@ -27,6 +27,8 @@ def finish_command(run_dir: str | Path) -> str:
     where = ["--out", str(run_dir.parent), "--name", run_dir.name]
     if kind == "league":
         return _line(["azul", "league", "run", str(run_dir / CONFIG_FILE), "--out", str(run_dir.parent), "--resume"])
+    if kind == "tune":  # tune.yaml: the tune file as it started, its name the folder's
+        return _line(["azul", "tune", str(run_dir / "tune.yaml"), "--out", str(run_dir.parent), "--resume"])
     config = _read(run_dir / CONFIG_FILE, yaml.safe_load) or {}
     if kind == "sprt":
         test = _read(run_dir / "sprt.yaml", yaml.safe_load)

@@ -41,7 +41,7 @@ from records.columns import SCHEMAS
 from records.folder import RUN_FILE, RunInUse, new_run_id, run_id_of, run_kind, save_run_id, take_lock
 from records.parts import has_records
 from records.read import done_game_ids
-from records.tables import build_table, empty_table
+from records.tables import build_table, empty_table, with_columns
 from records.writer import BufferedWriter, Committed, read_committed
 
 from .backends import LeagueError, RayBackend, SerialBackend
@@ -51,7 +51,7 @@ from .fastloop import why_python_referee
 from .finish import finish_command
 from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, Slice, event_columns, games_of, league_games, series_id
-from .stages import Recorded, Schedule, stages_of
+from .stages import Recorded, Schedule, Stage, stages_of
 from .standings import BotStanding, Tally, league_standings, league_tally
 
 CONFIG_FILE = "config.yaml"
@@ -197,7 +197,7 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     return done
 
 
-_A = {"league": "a league", "study": "a study", "sprt": "an SPRT"}  # run kinds, in a sentence
+_A = {"league": "a league", "study": "a study", "sprt": "an SPRT", "tune": "a tune"}  # run kinds, in a sentence
 
 
 def folder_referee(run_dir: Path, referee: str, kept: bool) -> str:
@@ -296,6 +296,8 @@ class _Driver:
         self.start = time.perf_counter()
         self.in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, str] | None]] = {}
         self.crashed = False
+        self.stage_cfg: dict | None = None  # the stage's config (its bots), when it has bots of its own
+        self.stage_columns: dict | None = None  # the stage's columns for its games' records
 
     def run(self, schedule: Schedule | None) -> None:
         """Play the config's round-robin, or ``schedule`` stage by stage, until done or stopped."""
@@ -304,9 +306,7 @@ class _Driver:
             with self.stop.installed(), _few_collections():
                 self.report()
                 if schedule is not None:  # each stage's games not yet recorded, the next stage once played
-                    stages = ([g for g in stage if g.game_id not in done]
-                              for stage in stages_of(schedule, self.recorded))
-                    summary.complete = all(self.play(Listed(iter(games)), len(games)) for games in stages)
+                    summary.complete = all(map(self.play_stage, stages_of(schedule, self.recorded)))
                 elif done:
                     pending = Listed(s for s in league_games(self.cfg) if s.game_id not in done)
                     summary.complete = self.play(pending, summary.total - len(done))
@@ -318,6 +318,16 @@ class _Driver:
             summary.interrupted, summary.complete = True, False
         finally:
             self.close()
+
+    def play_stage(self, stage: Stage) -> bool:
+        """Play a stage's games not yet recorded, with its bots and columns: True once all are."""
+        try:
+            self.stage_cfg = None if stage.bots is None else stage.config(self.cfg)
+        except ValueError as exc:
+            raise LeagueError(f"cannot play the stage of {stage.games[0].game_id}..: {exc}") from None
+        self.stage_columns = stage.columns
+        games = [g for g in stage.games if g.game_id not in self.done]
+        return self.play(Listed(iter(games)), len(games))
 
     def report(self) -> None:
         """Call ``progress`` with a ``LeagueProgress`` of the run as it stands (if there is one)."""
@@ -353,7 +363,7 @@ class _Driver:
                         exhausted = True
                         break
                 part = (str(self.run_dir.resolve()), writer.reserve()) if self.workers_write else None
-                in_flight[backend.submit(batch, part)] = (batch, attempt, part)
+                in_flight[backend.submit(batch, part, self.stage_cfg)] = (batch, attempt, part)
             if not in_flight:
                 return True
             for handle in backend.wait(list(in_flight), 0.25):
@@ -379,6 +389,8 @@ class _Driver:
         return False
 
     def _accept(self, tables) -> None:
+        if self.stage_columns:  # a stage's games (the driver writes them): its columns added
+            tables = {**tables, "games": with_columns("games", tables["games"], self.stage_columns)}
         tables = _accept(tables, self.done, self.writer, self.tally, self.summary, self.sizer)
         if self.recorded is not None:
             self.recorded.add(tables)

@@ -20,8 +20,14 @@ would be (the same games, ids and seeds). A schedule must therefore depend on no
 ``results`` and its own settings (not on timing, workers or the order games finished in: the
 rows come sorted by game id).
 
-The SPRT (tournament/sprt.py: pairs until the test decides) and a study (``OneStage``: its fixed
-games) are schedules; a league's own round-robin is played by the driver directly, without one
+A stage may also carry the bots its games are played by (``Stage``: ``config.bots``' entries with
+other parameters, the same names in the same order) and columns of the ``games`` table that hold
+one value for all its games (records.columns' optional ones): a tune (tournament/tune.py) plays
+each step's theta+ and theta- so, and records the theta they played with; like the games, they
+must follow from ``results`` alone, which is what lets ``--resume`` rebuild them.
+
+The SPRT (tournament/sprt.py: pairs until the test decides), a study (``OneStage``: its fixed
+games) and a tune are schedules; a league's own round-robin is played by the driver directly, without one
 (its fresh games go to the tasks as slices of the schedule, tournament/batches.py).
 """
 from __future__ import annotations
@@ -29,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -56,13 +62,47 @@ class Results:
     results: pa.Table
 
 
+@dataclass(frozen=True)
+class Stage:
+    """A stage's games, and (optional) the bots they are played by and columns for their records.
+
+    ``bots``: entries of a resolved config's ``bots`` (dicts: name, type, params, seed,
+    time_limit) that stand for ``config.bots`` in these games: as many, with the same names in the
+    same order (the standings and the records name them so); None: ``config.bots``. ``columns``:
+    ``games`` columns of an optional source (records.columns.OPTIONAL) and their one value for
+    every game of the stage (``records.tables.with_columns``)."""
+
+    games: list[GameSpec]
+    bots: list[dict[str, Any]] | None = None
+    columns: dict[str, Any] | None = None
+
+    def config(self, config: dict[str, Any]) -> dict[str, Any]:
+        """The resolved config these games are played under: ``config`` with the stage's bots; a
+        ValueError when they do not stand for the config's bots one for one, or cannot be built."""
+        if self.bots is None:
+            return config
+        from bots import bot_maker
+
+        names = [b["name"] for b in config["bots"]]
+        if [b.get("name") for b in self.bots] != names:
+            raise ValueError(f"a stage's bots must be named as the config's ({', '.join(names)}), in order, "
+                             f"not {', '.join(str(b.get('name')) for b in self.bots)}")
+        bots = []
+        for entry, own in zip(config["bots"], self.bots):
+            bot = {**entry, **own}
+            bot_maker(bot["type"], bot["params"])  # a ValueError names a parameter out of its range
+            bots.append(bot)
+        return {**config, "bots": bots}
+
+
 class Schedule(Protocol):
     """Games that come in stages, each chosen from the results of the stages before it."""
 
     total: int  # the most games it may play (the progress bar's total; a bound, not a promise)
 
-    def next_games(self, results: Results) -> list[GameSpec] | None:
-        """The next stage's games (their bots index ``config.bots``), or None: finished."""
+    def next_games(self, results: Results) -> list[GameSpec] | Stage | None:
+        """The next stage's games (their bots index ``config.bots``, or the ``Stage``'s bots), or
+        None: finished."""
 
 
 @dataclass
@@ -119,13 +159,15 @@ def _empty(name: str) -> pa.Table:
     return pa.schema([SCHEMAS[name].field(c) for c in RECEIPT_COLUMNS[name]]).empty_table()
 
 
-def stages_of(schedule: Schedule, recorded: Recorded) -> Iterable[list[GameSpec]]:
+def stages_of(schedule: Schedule, recorded: Recorded) -> Iterable[Stage]:
     """The schedule's stages, each asked once the one before it is played (the caller plays each
     stage to its end before taking the next). A game id given twice is a schedule's mistake."""
     stages: list[list[GameSpec]] = []
     seen: set[str] = set()
-    while (games := schedule.next_games(recorded.results(stages))) is not None:
-        games = list(games)
+    while (stage := schedule.next_games(recorded.results(stages))) is not None:
+        if not isinstance(stage, Stage):
+            stage = Stage(list(stage))
+        games = list(stage.games)
         if not games:
             raise ValueError(f"{type(schedule).__name__}.next_games gave a stage of no games "
                              "(None says the schedule is finished)")
@@ -133,5 +175,5 @@ def stages_of(schedule: Schedule, recorded: Recorded) -> Iterable[list[GameSpec]
             if g.game_id in seen:
                 raise ValueError(f"{type(schedule).__name__}.next_games gave game {g.game_id} twice")
             seen.add(g.game_id)
-        yield games
+        yield stage
         stages.append(games)

@@ -10,10 +10,10 @@ give its part of report.html and summary.md. ``analysis.report`` computes every 
 """
 from __future__ import annotations
 
-from . import event, faults, head_to_head, marker, openings, ratings, scores, seats, sprt, standings, study
+from . import event, faults, head_to_head, marker, openings, ratings, scores, seats, sprt, standings, study, tune
 from .context import Context, Section
 
-SECTIONS: list[Section] = [sprt.SECTION, event.SECTION, ratings.SECTION, faults.SECTION, standings.SECTION,
+SECTIONS: list[Section] = [sprt.SECTION, tune.SECTION, event.SECTION, ratings.SECTION, faults.SECTION, standings.SECTION,
                            head_to_head.SECTION, seats.SECTION, openings.SECTION, marker.SECTION,
                            study.SECTION, scores.SECTION]
 

@@ -1,0 +1,114 @@
+"""``azul tune FILE``: tune a bot's parameters by SPSA over game pairs (docs/tune.md).
+``tournament.tune.run_tune`` plays; this module draws the progress line and the outcome.
+"""
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+
+from .common import fail
+from .league import AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, print_referee, referee_text
+
+if TYPE_CHECKING:
+    from tournament.tune import TuneOutcome, TuneProgress
+
+
+class TuneFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; examples/tune.yaml).", metavar="FILE",
+                                              show_default=False)],
+         out: OutOpt = None, resume: Annotated[bool, typer.Option(
+             "--resume", help="Go on with a stopped tune: theta is rebuilt from its records.")] = False,
+         fresh: FreshOpt = False, address: AddressOpt = None, workers: WorkersOpt = None,
+         no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False,
+         format: Annotated[TuneFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
+         = TuneFormat.table) -> None:
+    """Tune a bot's parameters by SPSA on paired games, as fishtest tunes chess engines."""
+    from tournament.backends import LeagueError
+    from tournament.config import ConfigError
+    from tournament.tune import league_of, run_tune
+    from tournament.tune_config import load_tune_file
+
+    if resume and fresh:
+        fail("--resume and --fresh: choose one")
+    try:
+        config = load_tune_file(file, out=None if out is None else str(out), workers=workers)
+        league = league_of(config, address, not no_mlflow)
+    except ConfigError as exc:
+        fail(str(exc))
+    console = Console(highlight=False, stderr=format is TuneFormat.json)
+    if format is TuneFormat.table:
+        console.print(f"tune {config.bot} ({', '.join(p.name for p in config.params)}) at {config.players} "
+                      f"players: {config.pairs:,} pairs in {config.steps:,} steps of {config.batch}",
+                      soft_wrap=True)
+    print_referee(console, league)
+    line = _Line(console, enabled=not quiet)
+    try:
+        with line:
+            outcome = run_tune(config, resume=resume, fresh=fresh, address=address, mlflow=not no_mlflow,
+                               progress=line.update)
+    except (LeagueError, ValueError) as exc:
+        fail(str(exc))
+    if format is TuneFormat.json:
+        result = outcome.as_dict()
+        result.pop("trajectory")
+        typer.echo(json.dumps({**result, "seconds": round(outcome.seconds, 2),
+                               "play_s": round(outcome.summary.play_s, 2), "referee": outcome.summary.referee}))
+    else:
+        _show(console, outcome)
+    if outcome.interrupted:
+        console.print(f"stopped: the same command with --resume goes on ({outcome.run_dir})", soft_wrap=True)
+        raise typer.Exit(130)
+    if outcome.mlflow_error:
+        console.print(f"warning: the tune is not in MLflow ({outcome.mlflow_error})", soft_wrap=True)
+
+
+def progress_text(p: TuneProgress) -> str:
+    values = ", ".join(f"{k}={v:.4g}" for k, v in p.values.items())
+    return f"step {p.steps:,}/{p.total_steps:,}  {p.pairs:,} pairs  {values}  {p.seconds:.0f} s"
+
+
+class _Line:
+    """The live line of a running tune (rich's transient status, on a terminal only)."""
+
+    def __init__(self, console: Console, enabled: bool = True):
+        self.console, self.enabled, self.status = console, enabled and console.is_terminal, None
+
+    def update(self, p: TuneProgress) -> None:
+        if not self.enabled:
+            return
+        if self.status is None:
+            self.status = self.console.status(progress_text(p))
+            self.status.start()
+        else:
+            self.status.update(progress_text(p))
+
+    def __enter__(self) -> _Line:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status is not None:
+            self.status.stop()
+
+
+def _show(console: Console, outcome: TuneOutcome) -> None:
+    d = outcome.as_dict()
+    final = outcome.final()
+    console.print(f"{d['pairs']:,} of {d['total_pairs']:,} pairs in {d['steps']:,} steps; final values (mean "
+                  f"of the last {d['tail']:.0%} of the steps, with their sd):", soft_wrap=True)
+    for name, f in final.items():
+        console.print(f"  {name:<12} {d['params'][name]!s:>10}  sd {f['sd']:.3g}  (start {d['start'][name]:g}, "
+                      f"last {f['last']:.4g})", soft_wrap=True)
+    console.print(f"spec: {d['spec']}", soft_wrap=True)
+    console.print("as a league bot:\n" + d["yaml"].rstrip(), soft_wrap=True)
+    console.print(f"{outcome.summary.recorded:,} games recorded ({outcome.played:,} by this run, played by "
+                  f"{referee_text(outcome.summary.referee)}) in {outcome.seconds:.1f} s; records and the "
+                  f"paths' plot (tune.svg): {outcome.run_dir}", soft_wrap=True)

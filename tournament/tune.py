@@ -1,0 +1,295 @@
+"""A tune: SPSA (tournament/spsa.py) over game pairs on the league driver, as fishtest tunes engines
+(docs/tune.md).
+
+    from tournament.tune import run_tune
+    from tournament.tune_config import load_tune_file
+    outcome = run_tune(load_tune_file("examples/tune.yaml"))
+    outcome.params, outcome.spec
+
+The run is a league whose bots are ``<bot>+`` and ``<bot>-`` (theta+ and theta-), and at 3 or 4
+players the field, played by ``TuneSchedule``, a schedule of the league driver
+(tournament/stages.py): one stage per SPSA step, ``batch`` pairs, each a ``Stage`` whose bots
+are theta+ and theta- of that step and whose games record the step and theta (``games.tune_step``,
+``tune_theta``, ``tune_plus``, ``tune_minus``: JSON objects of the tuned values). Pair d is two
+games on deal d: the table's lineup rotated by d (members theta+, theta-, field...), then the same
+lineup with theta+ and theta- swapped, so each pair cancels the deal and the seats between the
+two and the field keeps its seats. A game scores +1 for theta+ when it ranks above theta-, -1
+below, 0 level; a step's result is the sum over its games, and theta moves by fishtest's rule.
+theta after step s depends on nothing but the recorded results of steps up to s, so ``--resume``
+(which asks for the stages again from the records) rebuilds the same trajectory.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import yaml
+
+from records.parts import has_records
+
+from .backends import LeagueError
+from .config import ConfigError, LeagueConfig, parse_config
+from .runner import LeagueSummary, run_dir_of, run_league
+from .scheduler import GameSpec, arrangements, deal_seed, derive_seed, game_id
+from .spsa import Spsa, rounded, steps, summary
+from .stages import Results, Stage
+from .tune_config import SAVED, TuneConfig, parse_tune
+
+TUNE_FILE = "tune.yaml"  # the tune as it started, in the run folder
+RESULT_FILE = "tune.json"  # the outcome, once the tune is finished
+
+
+def side_names(config: TuneConfig) -> tuple[str, str]:
+    """The names of theta+ and theta- in the records: ``<bot>+`` and ``<bot>-``."""
+    base = config.bot.rpartition(":")[2] if ":" in config.bot else config.bot
+    return f"{base}+", f"{base}-"
+
+
+def league_of(config: TuneConfig, address: str | None = None, mlflow: bool = True) -> LeagueConfig:
+    """The league the tune plays: theta+, theta- (at the start values), then the field."""
+    start = {p.name: p.value(p.inside(p.start)) for p in config.params}
+    plus, minus = side_names(config)
+    bots = [{"name": plus, "type": config.bot, "params": {**config.fixed, **start}},
+            {"name": minus, "type": config.bot, "params": {**config.fixed, **start}}]
+    taken = {plus, minus}
+    for i, spec in enumerate(config.field):
+        name = spec if spec not in taken else f"{spec} #{i + 1}"
+        taken.add(name)
+        bots.append({"name": name, **_entry(spec)})
+    for i, b in enumerate(bots):
+        b["seed"] = derive_seed(config.seed, "bot", i) % 2**31
+    league = parse_config({"name": config.name, "players": config.players, "variant": config.variant,
+                           "deals": config.pairs, "seats": "rotate", "seed": config.seed, "out": config.out,
+                           "bots": bots}, source="tune")
+    return league.with_overrides(address=address, workers=config.workers, mlflow=None if mlflow else False)
+
+
+def _entry(spec: str) -> dict:
+    from bots.spec import parse_bot_spec
+
+    kind, params = parse_bot_spec(spec)
+    return {"type": kind, "params": params}
+
+
+@dataclass(frozen=True)
+class TuneStep:
+    """One SPSA step: its number, the pairs before it, theta (internal) before and after, the
+    values theta+ and theta- played, and theta+'s result (wins minus losses against theta-)."""
+    step: int
+    first_pair: int
+    pairs: int
+    theta: list[float]
+    plus: dict
+    minus: dict
+    result: int
+    after: list[float]
+
+
+@dataclass(frozen=True)
+class TuneProgress:
+    steps: int  # steps finished
+    total_steps: int
+    pairs: int  # pairs counted
+    values: dict  # theta now, as bot values
+    seconds: float
+
+
+class TuneSchedule:
+    """The tune as a schedule of the league driver: one ``Stage`` per SPSA step."""
+
+    def __init__(self, config: TuneConfig, league: LeagueConfig, progress=None, start: float = 0.0):
+        self.config, self.progress, self.started = config, progress, start
+        self.spsa = Spsa(list(config.params), config.pairs, config.seed)
+        self.plan = steps(config.pairs, config.batch)
+        self.total = 2 * config.pairs
+        self.entries = [b.to_dict() for b in league.bots]
+        self.lineups = arrangements(config.players, "rotate")
+        self.theta = self.spsa.start()
+        self.done: list[TuneStep] = []
+
+    def next_games(self, results: Results) -> Stage | None:
+        while len(self.done) < len(results.stages):  # the steps played since the last call
+            self._count(len(self.done), results)
+        if self.progress is not None and self.done:
+            s = self.done[-1]
+            self.progress(TuneProgress(len(self.done), len(self.plan), s.first_pair + s.pairs,
+                                       self.spsa.values(self.theta), time.perf_counter() - self.started))
+        if len(results.stages) == len(self.plan):
+            return None
+        return self.stage(len(results.stages))
+
+    def stage(self, step: int) -> Stage:
+        """Step ``step``'s games, bots (theta+, theta-, the field) and columns."""
+        first, n = self.plan[step]
+        plus, minus = (self.spsa.values(t) for t in self.spsa.sides(self.theta, step, first + n - 1))
+        games = []
+        for d in range(first, first + n):
+            lineup = self.lineups[d % len(self.lineups)]
+            swapped = tuple({0: 1, 1: 0}.get(m, m) for m in lineup)
+            for a, seats in enumerate((lineup, swapped)):
+                games.append(GameSpec(game_id(0, d, a), 0, d, a, deal_seed(self.config.seed, d), seats))
+        bots = [{**self.entries[0], "params": {**self.config.fixed, **plus}},
+                {**self.entries[1], "params": {**self.config.fixed, **minus}}] + self.entries[2:]
+        columns = {"tune_step": step, "tune_theta": json.dumps(self.spsa.values(self.theta)),
+                   "tune_plus": json.dumps(plus), "tune_minus": json.dumps(minus)}
+        return Stage(games, bots, columns)
+
+    def _count(self, step: int, results: Results) -> None:
+        """theta after step ``step``, from the recorded ranks of its games."""
+        first, n = self.plan[step]
+        ids = pa.array([g.game_id for g in results.stages[step]], pa.string())
+        rows = results.results.filter(pc.is_in(results.results["game_id"], ids)).to_pylist()
+        plus, minus = (self.entries[0]["name"], self.entries[1]["name"])
+        ranks: dict[str, dict[str, int]] = {}
+        for r in rows:
+            ranks.setdefault(r["game_id"], {})[r["bot"]] = r["rank"]
+        result = sum((g[minus] > g[plus]) - (g[minus] < g[plus]) for g in ranks.values())
+        stage = self.stage(step)
+        before, k = self.theta, first + n - 1
+        self.theta = self.spsa.update(self.theta, step, k, result)
+        self.done.append(TuneStep(step, first, n, before, json.loads(stage.columns["tune_plus"]),
+                                  json.loads(stage.columns["tune_minus"]), result, self.theta))
+
+
+@dataclass
+class TuneOutcome:
+    run_dir: Path
+    config: TuneConfig
+    steps: list[TuneStep]
+    seconds: float
+    interrupted: bool = False
+    played: int = 0  # games this run played
+    summary: LeagueSummary | None = field(default=None, repr=False)
+    mlflow_run_id: str | None = None
+    mlflow_error: str | None = None
+
+    @property
+    def pairs(self) -> int:
+        return sum(s.pairs for s in self.steps)
+
+    def final(self) -> dict[str, dict]:
+        """Per tuned parameter: mean and sd over the trajectory's tail, the last value."""
+        return summary(list(self.config.params), [s.after for s in self.steps], self.config.tail)
+
+    def params(self) -> dict:
+        """The final values as the spec gives them (the tail's mean, 4 significant digits)."""
+        return {p.name: rounded(p, f["mean"]) for p, f in zip(self.config.params, self.final().values())}
+
+    def spec(self) -> str:
+        return self.config.spec(self.params())
+
+    def yaml_fragment(self) -> str:
+        """A league config's bot entry for the tuned bot."""
+        name = f"{side_names(self.config)[0][:-1]}-tuned"
+        entry = {"name": name, "type": self.config.bot, "params": {**self.config.fixed, **self.params()}}
+        return yaml.safe_dump([entry], sort_keys=False)
+
+    def as_dict(self) -> dict:
+        final = self.final()
+        return {"params": self.params(), "pairs": self.pairs, "spec": self.spec(),
+                "steps": len(self.steps), "total_pairs": self.config.pairs, "complete": not self.interrupted
+                and len(self.steps) == self.config.steps,
+                "spread": {k: v["sd"] for k, v in final.items()}, "last": {k: v["last"] for k, v in final.items()},
+                "start": {p.name: p.start for p in self.config.params}, "bot": self.config.bot,
+                "fixed": dict(self.config.fixed), "players": self.config.players, "tail": self.config.tail,
+                "yaml": self.yaml_fragment(), "run_dir": str(self.run_dir),
+                "trajectory": [{"step": s.step, "pairs": s.first_pair + s.pairs, "result": s.result,
+                                "theta": {p.name: math.exp(u) if p.log else u
+                                          for p, u in zip(self.config.params, s.after)}}
+                               for s in self.steps]}
+
+
+def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, address: str | None = None,
+             mlflow: bool = True, progress: Callable[[TuneProgress], None] | None = None,
+             on_written: Callable[[int], None] | None = None) -> TuneOutcome:
+    """Play a tune to its last step (or a stop request) and return its outcome; writes
+    ``tune.yaml`` first, ``tune.json`` and the paths' plot (``tune.svg``) once finished."""
+    started = time.perf_counter()
+    try:
+        league = league_of(config, address, mlflow)
+    except ConfigError as exc:
+        raise LeagueError(str(exc)) from None
+    run_dir = run_dir_of(league)
+    saved = config.saved()
+    path = run_dir / TUNE_FILE
+    if has_records(run_dir) and not fresh:
+        before = _read_yaml(path)
+        if resume and isinstance(before, dict):
+            changed = [k for k in SAVED if before.get(k) != saved[k]]
+            if changed:
+                raise LeagueError(f"cannot resume {run_dir}: the tune differs from the one it was started "
+                                  f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if fresh:  # the outcome of the run started over
+        for name in (RESULT_FILE, "tune.svg"):
+            (run_dir / name).unlink(missing_ok=True)
+    if fresh or not has_records(run_dir) or not path.exists():
+        _write(run_dir / TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
+    schedule = TuneSchedule(config, league, progress, started)
+    summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind="tune")
+    outcome = TuneOutcome(run_dir, config, schedule.done, time.perf_counter() - started, summary_.interrupted,
+                          summary_.played, summary_)
+    if summary_.complete:
+        _write(run_dir / RESULT_FILE, json.dumps(outcome.as_dict(), indent=1) + "\n")
+        from analysis.tune import path_figure
+
+        done = outcome.as_dict()
+        _write(run_dir / "tune.svg", path_figure(done["trajectory"], done["params"], done["start"]))
+        if league.mlflow.enabled:
+            try:
+                outcome.mlflow_run_id = log_tune(league, outcome)
+            except Exception as exc:  # the records are safe; MLflow is tried again on --resume
+                outcome.mlflow_error = f"{type(exc).__name__}: {exc}"
+    return outcome
+
+
+def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
+    """Log the tune to the league's MLflow run: theta per step (``theta.<param>``, step = pairs
+    counted), the final values (``tuned.<param>``, ``tuned.<param>.sd``) and tune.json, tune.svg."""
+    from mlflow.entities import Metric, Param
+    from mlflow.tracking import MlflowClient
+
+    from .tracking import _quiet, log_league, metric_key, tracking_uri
+
+    run_id = log_league(league, outcome.run_dir, outcome.summary)
+    _quiet()
+    client = MlflowClient(tracking_uri=tracking_uri(league))
+    now = int(time.time() * 1000)
+    metrics = []
+    for row in outcome.as_dict()["trajectory"]:
+        metrics += [Metric(metric_key(f"theta.{k}"), float(v), now, row["pairs"]) for k, v in row["theta"].items()]
+    for k, f in outcome.final().items():
+        metrics += [Metric(metric_key(f"tuned.{k}"), float(f["mean"]), now, 0),
+                    Metric(metric_key(f"tuned.{k}.sd"), float(f["sd"]), now, 0)]
+    for i in range(0, len(metrics), 1000):
+        client.log_batch(run_id, metrics=metrics[i:i + 1000],
+                         params=[Param("tune.spec", outcome.spec())] if i == 0 else [])
+    for name in (TUNE_FILE, RESULT_FILE, "tune.svg"):
+        client.log_artifact(run_id, str(outcome.run_dir / name))
+    return run_id
+
+
+def read_tune_file(run_dir: str | Path) -> TuneConfig | None:
+    """The tune a run folder holds (its tune.yaml), or None."""
+    data = _read_yaml(Path(run_dir) / TUNE_FILE)
+    return parse_tune(data, str(Path(run_dir) / TUNE_FILE)) if isinstance(data, dict) else None
+
+
+def _read_yaml(path: Path):
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
