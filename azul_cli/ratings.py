@@ -253,7 +253,7 @@ def _event_standings(runs, format: Format) -> None:
     if missing:
         fail(f"{missing[0]}: not an event (its config.yaml has no format: gauntlet, swiss or knockout)")
     if format is Format.json:
-        typer.echo(json.dumps({"what": "event", "events": [ev.as_dict() for ev in events]}, indent=2))
+        print_json({"what": "event", "events": [ev.as_dict() for ev in events]})
     elif format is Format.csv:
         import polars as pl
 

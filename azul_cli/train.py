@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from .common import fail
+from .common import fail, print_json
 from .league import AddressOpt, WorkersOpt
 
 
@@ -38,4 +37,4 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
     accepted = [r["generation"] for r in lineage if r["accepted"]]
     typer.echo(f"lineage: generations {accepted} accepted; the current model: "
                f"{[r for r in lineage if r['accepted']][-1]['model']}")
-    typer.echo(json.dumps({"run_dir": str(Path(c.out) / c.name), "generations": len(lineage) - 1}))
+    print_json({"run_dir": str(Path(c.out) / c.name), "generations": len(lineage) - 1}, indent=None)

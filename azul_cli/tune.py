@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from .common import fail
+from .common import fail, print_json
 from .league import AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, print_referee, referee_text
 
 if TYPE_CHECKING:
@@ -60,8 +60,8 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
     if format is TuneFormat.json:
         result = outcome.as_dict()
         result.pop("trajectory")
-        typer.echo(json.dumps({**result, "seconds": round(outcome.seconds, 2),
-                               "play_s": round(outcome.summary.play_s, 2), "referee": outcome.summary.referee}))
+        print_json({**result, "seconds": round(outcome.seconds, 2),
+                    "play_s": round(outcome.summary.play_s, 2), "referee": outcome.summary.referee}, indent=None)
     else:
         _show(console, outcome)
     if outcome.interrupted:
