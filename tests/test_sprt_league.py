@@ -93,6 +93,9 @@ def test_pairs_count_in_deal_order_only():
     (["--bot", "greedy", "--bot", "random", "--beta", "0"], "beta must be between 0 and 1"),
     (["--bot", "greedy", "--bot", "mcts:speed=3"], "bots[1].params"),
     (["--bot", "greedy"], "give two bots"),
+    (["--bot", "heuristic", "--bot", "greedy", "--elo1", "250"], "elo1 250 is beyond"),
+    (["--bot", "heuristic", "--bot", "greedy", "--elo1", "5000"], "must be below 231.6"),
+    (["--bot", "heuristic", "--bot", "greedy", "--elo0", "-7000", "--model", "logistic"], "elo0 -7000 is beyond"),
 ])
 def test_bad_input_is_one_line(args, message, tmp_path):
     result = runner.invoke(app, ["sprt", *args, "--out", str(tmp_path), "--workers", "0"])
