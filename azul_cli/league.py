@@ -105,6 +105,11 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         from tournament.tracking import tracking_uri
         console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
                       f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
+    fail_if_forfeited(summary)
+
+
+def fail_if_forfeited(summary: LeagueSummary) -> None:
+    """Exit 1 with one line when a bot forfeited every game it played (the records are complete)."""
     forfeited = [f"{bot} ({games:,} of {games:,})" for bot, games in summary.forfeited]
     if forfeited:
         fail(f"{'a bot' if len(forfeited) == 1 else 'bots'} forfeited every game: {', '.join(forfeited)}; "

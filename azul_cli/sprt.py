@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 
 from .common import Variant, fail
-from .league import AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt, print_referee, referee_text
+from .league import (AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt, fail_if_forfeited, print_referee,
+                     referee_text)
 
 if TYPE_CHECKING:
     from tournament.sprt import SprtOutcome, SprtProgress
@@ -122,8 +123,12 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         console.print(f"stopped: the same command with --resume goes on ({outcome.run_dir})",
                       soft_wrap=True)
         raise typer.Exit(130)
+    note = outcome.result.fault_note()
+    if note:
+        console.print(f"warning: {note}", soft_wrap=True, markup=False)
     if outcome.mlflow_error:
         console.print(f"warning: the test is not in MLflow ({outcome.mlflow_error})", soft_wrap=True)
+    fail_if_forfeited(outcome.summary)
 
 
 def progress_text(p: SprtProgress) -> str:
@@ -159,6 +164,8 @@ class ProgressLine:
 
 
 def _verdict(console: Console, outcome: SprtOutcome) -> None:
+    from analysis.sprt_run import fault_text
+
     r = outcome.result.as_dict()
     meaning = {"H1": "accept H1: the new bot is stronger by elo1 rather than elo0",
                "H0": "accept H0: the new bot is not stronger by elo1",
@@ -168,6 +175,7 @@ def _verdict(console: Console, outcome: SprtOutcome) -> None:
                   f"pairs; pentanomial {r['pentanomial']} (pairs scoring 0, 1/2, 1, 3/2, 2)", soft_wrap=True)
     elo = "n/a" if r["elo"] is None else f"{r['elo']:+.1f} ({r['model']}), 95% {r['elo_low']:+.1f} to {r['elo_high']:+.1f}"
     console.print(f"elo {elo}; LOS {r['los']:.1%}", soft_wrap=True)
+    console.print(f"faults: {fault_text(r['faults'])}", soft_wrap=True, markup=False)
     console.print(f"{r['games']:,} games recorded ({outcome.played:,} by this run, played by "
                   f"{referee_text(outcome.summary.referee)}) in {outcome.seconds:.1f} s; records: "
                   f"{outcome.run_dir}", soft_wrap=True)
