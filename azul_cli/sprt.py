@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.console import Console
 
-from .common import Variant, fail
-from .league import (AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt, fail_if_forfeited, print_referee,
+from .common import Variant, fail, os_error_message
+from .league import (AddressOpt, FreshOpt, NoMlflowOpt, QuietOpt, WorkersOpt, fail_if_forfeited, print_referee,
                      referee_text)
 
 if TYPE_CHECKING:
@@ -65,14 +65,15 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
              "--bot-seed", metavar="N", min=0, help="The bots' seeds, twice (default: from --seed).",
              show_default=False)] = None,
          resume: Annotated[bool, typer.Option(
-             "--resume", help="Go on with a stopped test: the decision is recomputed from its records.")] = False,
-         address: AddressOpt = None, workers: WorkersOpt = None, no_mlflow: NoMlflowOpt = False,
+             "--resume", help="Go on with a stopped test (or one whose --max-pairs you raise): the "
+             "decision is recomputed from its records; settings not given are the test's own.")] = False,
+         fresh: FreshOpt = False, address: AddressOpt = None, workers: WorkersOpt = None, no_mlflow: NoMlflowOpt = False,
          quiet: QuietOpt = False,
          format: Annotated[SprtFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
          = SprtFormat.table) -> None:
     """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
     from tournament.backends import LeagueError
-    from tournament.sprt import SprtSettings, load_sprt_file, run_sprt
+    from tournament.sprt import SprtSettings, load_sprt_file, run_sprt, stored_fields
 
     fields: dict = {}
     if config is not None:
@@ -84,8 +85,6 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         if len(bot) != 2:
             fail(f"--bot: give two bots, the new one then the base, not {len(bot)}")
         fields["new"], fields["base"] = bot
-    if "new" not in fields:
-        fail("--bot: give two bots (--bot NEW --bot BASE), or a --config with bots")
     if bot_seed:
         if len(bot_seed) != 2:
             fail(f"--bot-seed: give two seeds, one per bot, not {len(bot_seed)}")
@@ -95,6 +94,18 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
                "out": str(out) if out is not None else None, "name": name, "seed": seed,
                "workers": workers, "address": address, "mlflow": False if no_mlflow else None}
     fields.update({k: v for k, v in options.items() if v is not None})
+    if resume and fresh:
+        fail("--resume and --fresh: choose one")
+    if resume:  # what the options leave out comes from the test in the folder
+        run_dir = Path(fields.get("out", SprtSettings.out)) / fields.get("name", SprtSettings.name)
+        try:
+            stored = stored_fields(run_dir)
+        except ValueError as exc:
+            fail(str(exc))
+        if stored is not None:
+            fields = {**stored, **fields}
+    if "new" not in fields:
+        fail("--bot: give two bots (--bot NEW --bot BASE), or a --config with bots")
     try:
         settings = SprtSettings(**fields)
         settings.check()
@@ -111,9 +122,12 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
     line = ProgressLine(console, enabled=not quiet)
     try:
         with line:
-            outcome = run_sprt(settings, resume=resume, progress=line.update)
+            outcome = run_sprt(settings, resume=resume, fresh=fresh, progress=line.update)
     except LeagueError as exc:
         fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a full disk...
+        fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the test "
+             "with --resume")
     if format is SprtFormat.json:
         typer.echo(json.dumps({**outcome.result.as_dict(), "run_dir": str(outcome.run_dir),
                                "seconds": round(outcome.seconds, 2), "referee": outcome.summary.referee}))
