@@ -13,7 +13,8 @@ import typer
 from rich.console import Console
 
 from .common import Variant, fail, os_error_message
-from .league import (AddressOpt, FreshOpt, NoMlflowOpt, QuietOpt, WorkersOpt, fail_if_forfeited, print_referee,
+from .league import (AddressOpt, FreshOpt, NoMlflowOpt, PlainLines, QuietOpt, WorkersOpt, fail_if_forfeited,
+                     print_referee,
                      referee_text)
 
 if TYPE_CHECKING:
@@ -154,14 +155,19 @@ def progress_text(p: SprtProgress) -> str:
 
 
 class ProgressLine:
-    """The live line of a running test (rich's transient status, on a terminal only)."""
+    """The live line of a running test: rich's transient status on a terminal; else plain lines,
+    as ``azul league run`` prints them (``PlainLines``)."""
 
     def __init__(self, console: Console, enabled: bool = True):
-        self.console, self.enabled = console, enabled and console.is_terminal
+        self.console, self.enabled = console, enabled
         self.status = None
+        self.plain = PlainLines(console, progress_text) if not console.is_terminal else None
 
     def update(self, p: SprtProgress) -> None:
         if not self.enabled:
+            return
+        if self.plain is not None:
+            self.plain.update(p)
             return
         if self.status is None:
             self.status = self.console.status(progress_text(p))
@@ -175,6 +181,8 @@ class ProgressLine:
     def __exit__(self, *exc) -> None:
         if self.status is not None:
             self.status.stop()
+        if self.plain is not None:
+            self.plain.close()
 
 
 def _verdict(console: Console, outcome: SprtOutcome) -> None:
