@@ -33,7 +33,11 @@ from records.folder import lock_holder, run_kind
 from records.parts import has_records
 
 from .backends import LeagueError
-from .config import LeagueConfig, parse_config
+from engine.errors import shown
+from engine.rules import VARIANTS
+
+from .config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
+                     parse_config)
 from .finish import finish_command
 from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, Slice, derive_seed, league_games
@@ -65,11 +69,34 @@ class SprtSettings:
     mlflow: bool = True
 
     def check(self) -> None:
-        """A ValueError in one line for settings that cannot make a test."""
+        """A ValueError in one line, naming the field, for settings that cannot make a test (the
+        league config's checks, tournament/config.py, for what a league has too)."""
+        for key in ("new", "base"):
+            if not isinstance(getattr(self, key), str):
+                raise ConfigError(f"{key}: a bot spec is text (TYPE:key=value,...), not {shown(getattr(self, key))}")
+        for key in ("elo0", "elo1", "alpha", "beta"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(_float(value)):
+                raise ConfigError(f"{key}: must be a finite number, not {shown(value)}")
+        check_choice(self.model, "model", sprt.MODELS)
         sprt.check_hypotheses(self.elo0, self.elo1, self.model)
         sprt.bounds(self.alpha, self.beta)
-        if isinstance(self.max_pairs, bool) or not isinstance(self.max_pairs, int) or self.max_pairs < 1:
-            raise ValueError(f"max_pairs must be a whole number, 1 or more, not {self.max_pairs!r}")
+        check_int(self.max_pairs, "max_pairs", 1)
+        check_choice(self.variant, "variant", VARIANTS)
+        check_int(self.seed, "seed", 0, MAX_SEED)
+        if not isinstance(self.seeds, tuple) or len(self.seeds) != 2:
+            raise ConfigError(f"seeds: two bot seeds (or null for one from seed), not {shown(self.seeds)}")
+        for i, value in enumerate(self.seeds):
+            if value is not None:
+                check_int(value, f"seeds[{i}]", 0, MAX_SEED)
+        check_name(self.name)
+        check_out(self.out)
+        if self.workers is not None:
+            check_int(self.workers, "workers", 0)
+        if self.address is not None and (not isinstance(self.address, str) or not self.address):
+            raise ConfigError(f"address: must be an address like 10.0.0.5:6379 or 'auto', not {shown(self.address)}")
+        if not isinstance(self.mlflow, bool):
+            raise ConfigError(f"mlflow: must be true or false, not {shown(self.mlflow)}")
         new_seed, base_seed = self.bot_seeds()
         if self.new.strip() == self.base.strip() and new_seed == base_seed:
             raise ValueError(f"both bots are {self.new!r} with seed {new_seed}: the same bot twice "
@@ -104,6 +131,13 @@ class SprtSettings:
         return {"new": new, "base": base, "elo0": float(self.elo0), "elo1": float(self.elo1),
                 "alpha": float(self.alpha), "beta": float(self.beta), "model": self.model,
                 "max_pairs": self.max_pairs}
+
+
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float
+        return math.inf
 
 
 def _spec_entry(spec: str) -> dict:
@@ -309,9 +343,9 @@ def load_sprt_file(path: str | Path) -> dict:
     known = {f for f in SprtSettings.__dataclass_fields__} | {"bots"}
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise ValueError(f"{path}: cannot read it ({exc})") from None
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise ValueError(f"{path}: an SPRT config is a mapping of fields ({', '.join(sorted(known))})")
     for key in data:
         if key not in known - {"new", "base"}:
@@ -321,7 +355,7 @@ def load_sprt_file(path: str | Path) -> dict:
         if not isinstance(bots, list) or len(bots) != 2 or not all(isinstance(b, str) for b in bots):
             raise ValueError(f"{path}: bots: two bot specs, the new bot first, not {bots!r}")
         data["new"], data["base"] = bots
-    if "seeds" in data:
+    if isinstance(data.get("seeds"), list):
         data["seeds"] = tuple(data["seeds"])
     return data
 

@@ -128,6 +128,8 @@ def _params(text: str) -> dict[str, Any]:
 
 
 def _spec(spec: Any, where: str) -> None:
+    if not isinstance(spec, str):
+        raise ConfigError(f"{where}: a bot spec is text (TYPE:key=value,...), not {shown(spec)}")
     try:
         parse_bot_spec(spec)
     except ValueError as exc:
