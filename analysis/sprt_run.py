@@ -124,8 +124,9 @@ class SprtResult:
             return None
         share = "every one" if self.faulted_pairs == d.pairs else f"{self.faulted_pairs:,}"
         how = "decided" if d.verdict != "undecided" else "left undecided"
+        verb = "holds" if self.faulted_pairs == 1 or share == "every one" else "hold"
         return (f"the test was {how} on forfeits: {share} of the {d.pairs:,} pairs counted "
-                f"{'holds' if self.faulted_pairs == 1 or share == 'every one' else 'hold'} a game a fault ended ({fault_text(self.faults)}); "
+                f"{verb} a game a fault ended ({fault_text(self.faults)}); "
                 "a forfeit counts as a loss of the bot at fault: read the records' error column "
                 "(azul replay) before the verdict")
 

@@ -68,8 +68,8 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
          resume: Annotated[bool, typer.Option(
              "--resume", help="Go on with a stopped test (or one whose --max-pairs you raise): the "
              "decision is recomputed from its records; settings not given are the test's own.")] = False,
-         fresh: FreshOpt = False, address: AddressOpt = None, workers: WorkersOpt = None, no_mlflow: NoMlflowOpt = False,
-         quiet: QuietOpt = False,
+         fresh: FreshOpt = False, address: AddressOpt = None, workers: WorkersOpt = None,
+         no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False,
          format: Annotated[SprtFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
          = SprtFormat.table) -> None:
     """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
@@ -97,10 +97,10 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
     fields.update({k: v for k, v in options.items() if v is not None})
     if resume and fresh:
         fail("--resume and --fresh: choose one")
-    if resume:  # what the options leave out comes from the test in the folder
-        run_dir = Path(fields.get("out", SprtSettings.out)) / fields.get("name", SprtSettings.name)
+    where = fields.get("out", SprtSettings.out), fields.get("name", SprtSettings.name)
+    if resume and all(isinstance(w, str) and w for w in where):  # what the options leave out: the test's own
         try:
-            stored = stored_fields(run_dir)
+            stored = stored_fields(Path(*where))
         except ValueError as exc:
             fail(str(exc))
         if stored is not None:

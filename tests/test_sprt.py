@@ -211,7 +211,8 @@ def fishtest_secular(a, p) -> float:
 
     assert min(a) * max(a) < 0
     lo, hi = -1 / max(a), -1 / min(a)
-    return brentq(lambda x: sum(pi * ai / (1 + x * ai) for ai, pi in zip(a, p)), lo + 1e-12 * abs(lo), hi - 1e-12 * abs(hi))
+    return brentq(lambda x: sum(pi * ai / (1 + x * ai) for ai, pi in zip(a, p)),
+                  lo + 1e-12 * abs(lo), hi - 1e-12 * abs(hi))
 
 
 def fishtest_mle(p, elo, model):

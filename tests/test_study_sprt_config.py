@@ -117,7 +117,8 @@ def _refused_in_one_line(args: list[str], folder: Path) -> None:
     assert sorted(p.name for p in folder.rglob("*")) == ["config.yaml"], result.output
 
 
-PROPERTY = settings(max_examples=int(os.environ.get("AZUL_PROPERTY_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=int(os.environ.get("AZUL_PROPERTY_EXAMPLES", 60)), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY

@@ -106,7 +106,8 @@ class StudyConfig:
         if self.seats is not None and (not self.seats or any(
                 isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < self.players for s in self.seats)
                 or len(set(self.seats)) < len(self.seats)):
-            raise ConfigError(f"seats: must be distinct seats from 0 to {self.players - 1}, not {shown(list(self.seats))}")
+            raise ConfigError(f"seats: must be distinct seats from 0 to {self.players - 1}, "
+                              f"not {shown(list(self.seats))}")
         if len(self.field) not in (0, 1, self.players - 1):
             raise ConfigError(f"field: give one opponent spec, or one per other seat ({self.players - 1}), "
                               f"not {len(self.field)}")
