@@ -274,10 +274,10 @@ class ProgressBar:
     current leader. It appears at the first report (a league with nothing left to play has none).
     When the output is not a terminal, a plain line every ``PlainLines.every`` seconds and at the end."""
 
-    def __init__(self, console: Console, enabled: bool = True):
-        self.console, self.enabled = console, enabled
+    def __init__(self, console: Console, enabled: bool = True, what: str = "league"):
+        self.console, self.enabled, self.what = console, enabled, what  # what: the run's kind, in the label
         self.progress = None
-        self.plain = PlainLines(console, _line) if not console.is_terminal else None
+        self.plain = PlainLines(console, lambda event: _line(event, what)) if not console.is_terminal else None
 
     def update(self, event: LeagueProgress) -> None:
         if not self.enabled:
@@ -294,7 +294,7 @@ class ProgressBar:
                 TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
                 TextColumn("{task.fields[leader]}"), console=self.console, transient=False)
             self.progress.start()
-            self.task = self.progress.add_task(f"league {event.name} ({event.referee})", total=event.total,
+            self.task = self.progress.add_task(f"{self.what} {event.name} ({event.referee})", total=event.total,
                                                completed=event.recorded, **fields)
         else:
             self.progress.update(self.task, completed=event.recorded, **fields)
@@ -309,14 +309,14 @@ class ProgressBar:
             self.plain.close()
 
 
-def _line(event: LeagueProgress) -> str:
+def _line(event: LeagueProgress, what: str = "league") -> str:
     """A plain progress line: games recorded of the total, the rate, the ETA, the leader."""
     fields = _fields(event)
     eta = ""
     if event.played and event.recorded < event.total:
         left = (event.total - event.recorded) * event.seconds / event.played
         eta = f"ETA {int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
-    parts = [f"league {event.name} ({event.referee}): {event.recorded:,}/{event.total:,} games",
+    parts = [f"{what} {event.name} ({event.referee}): {event.recorded:,}/{event.total:,} games",
              fields["rate"], eta, fields["leader"]]
     return ", ".join(p for p in parts if p)
 

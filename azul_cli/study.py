@@ -114,7 +114,7 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
         fail("--resume and --fresh: choose one")
     console = Console(highlight=False, stderr=format is not Format.table)  # progress: off a table's way
     try:
-        with ProgressBar(console, enabled=not quiet) as bar:
+        with ProgressBar(console, enabled=not quiet, what="study") as bar:
             summary = run_study(study, resume=resume, fresh=fresh, progress=bar.update)
     except (ConfigError, LeagueError, ValueError) as exc:
         fail(str(exc))

@@ -77,7 +77,7 @@ def test_progress_shows_off_a_terminal_and_json_stays_clean(tmp_path):
     study = runner.invoke(app, ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", str(tmp_path),
                                 "--no-mlflow", "-f", "json"])
     assert study.exit_code == 0, study.output
-    assert "10/10 games" in study.stderr and json.loads(study.stdout)
+    assert "study marker-greedy-2p (python): 10/10 games" in study.stderr and json.loads(study.stdout)
     sprt = runner.invoke(app, ["sprt", "--bot", "greedy", "--bot", "random", "--max-pairs", "4", "--elo1", "20",
                                "--workers", "0", "--no-mlflow", "--out", str(tmp_path)])
     assert sprt.exit_code == 0, sprt.output
