@@ -133,13 +133,6 @@ class SprtSettings:
                 "max_pairs": self.max_pairs}
 
 
-def _float(value: int | float) -> float:
-    try:
-        return float(value)
-    except OverflowError:  # an int beyond any float
-        return math.inf
-
-
 def _spec_entry(spec: str) -> dict:
     from bots.spec import parse_bot_spec
 
@@ -226,13 +219,26 @@ def stored_fields(run_dir: str | Path) -> dict | None:
         config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
         bots = config["bots"]
         fields = {k: test[k] for k in ("elo0", "elo1", "alpha", "beta", "model", "max_pairs")}
-        # an A/A test's names carry " (seed N)": the spec is the rest
-        fields["new"], fields["base"] = (re.sub(r" \(seed \d+\)$", "", str(test[k])) for k in ("new", "base"))
+        fields["new"], fields["base"] = (_stored_spec(str(test[k]), bots[i]) for i, k in enumerate(("new", "base")))
         fields.update(variant=config["variant"], seed=config["seed"], seeds=(bots[0]["seed"], bots[1]["seed"]))
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as exc:
         raise ValueError(f"{run_dir}: cannot read the test it holds from {SPRT_FILE} and config.yaml "
                          f"({type(exc).__name__}: {exc})") from None
     return fields
+
+
+def _stored_spec(name: str, entry: dict) -> str:
+    """The spec of a stored bot: its name in ``sprt.yaml`` (an A/A test's carries " (seed N)"),
+    when that is a spec of its ``config.yaml`` entry; else the entry's type and params as a spec."""
+    from bots.spec import format_bot_spec, parse_bot_spec
+
+    name = re.sub(r" \(seed \d+\)$", "", name)
+    try:
+        if parse_bot_spec(name) == (entry["type"], dict(entry.get("params") or {})):
+            return name
+    except ValueError:
+        pass
+    return format_bot_spec(entry["type"], entry.get("params") or {})
 
 
 def check_resumable(settings: SprtSettings, before: SprtSettings, run_dir: Path) -> None:
@@ -248,6 +254,13 @@ def check_resumable(settings: SprtSettings, before: SprtSettings, run_dir: Path)
     if changed:
         raise LeagueError(f"cannot resume {run_dir}: {'; '.join(changed)} (--fresh starts the test over, "
                           "or choose another --out or --name)")
+
+
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float
+        return math.inf
 
 
 def _shown(value) -> str:
