@@ -36,6 +36,19 @@ SCORES = np.array(PAIR_POINTS) / 2  # a pair's mean score per game, 0..1
 NELO_PER_NT = 800 / math.log(10)  # normalized Elo per unit of t-value per game
 EPSILON = 1e-3  # what a zero count becomes (fishtest's ``regularize``)
 Z95 = 1.959963984540054
+# The largest |elo| a hypothesis may take in each model: beyond it fishtest's maximum-likelihood
+# step has no solution for any pentanomial (its ``secular`` asserts ``min(a) * max(a) < 0``).
+# Normalized: the tilt starts from the uniform distribution (mu 1/2, sigma sqrt(1/8)), whose
+# best outcome's coefficient 1/2 - t sigma (1 + (1/2 / sigma)^2) / 2 = 1/2 - 3 t / (4 sqrt 2) is
+# positive only for a pair t-value t below 2 sqrt(2) / 3: normalized Elo (2 / 3) 800 / ln 10.
+# Logistic: the expected score 1 / (1 + 10^(-elo / 400)) rounds to 1 in floating point beyond
+# (1 + 10^(-elo / 400) == 1 once 10^(-elo / 400) <= eps / 2). Both are symmetric: a test of A
+# against B with [elo0, elo1] is the test of B against A with [-elo1, -elo0].
+ELO_LIMITS = {"normalized": 2 / 3 * NELO_PER_NT,
+              "logistic": 400 * math.log10(2 / np.finfo(float).eps)}
+LIMIT_WHY = {"normalized": "fishtest's maximum likelihood under the hypothesis has no solution "
+                           "beyond; --model logistic takes larger differences",
+             "logistic": "the expected score per game rounds to 1 (or 0) beyond"}
 
 
 # ---------------------------------------------------------------- checks
@@ -48,6 +61,11 @@ def check_hypotheses(elo0: float, elo1: float, model: str = "normalized") -> Non
     if elo0 >= elo1:
         raise ValueError(f"elo0 must be below elo1 (H0: elo = elo0 against H1: elo = elo1), "
                          f"not {elo0} and {elo1}")
+    limit = ELO_LIMITS[model]
+    for name, elo in (("elo0", elo0), ("elo1", elo1)):
+        if not abs(elo) < limit:
+            raise ValueError(f"{name} {elo:g} is beyond what a test in {model} Elo can ask: |elo| must be "
+                             f"below {limit:.1f} ({LIMIT_WHY[model]})")
 
 
 def bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:

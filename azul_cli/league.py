@@ -105,6 +105,11 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         from tournament.tracking import tracking_uri
         console.print(f"mlflow run {summary.mlflow_run_id}: browse with "
                       f"mlflow ui --backend-store-uri {tracking_uri(league)}", soft_wrap=True)
+    fail_if_forfeited(summary)
+
+
+def fail_if_forfeited(summary: LeagueSummary) -> None:
+    """Exit 1 with one line when a bot forfeited every game it played (the records are complete)."""
     forfeited = [f"{bot} ({games:,} of {games:,})" for bot, games in summary.forfeited]
     if forfeited:
         fail(f"{'a bot' if len(forfeited) == 1 else 'bots'} forfeited every game: {', '.join(forfeited)}; "
@@ -238,30 +243,47 @@ def rate_text(games: int, seconds: float) -> str:
     return f"{seconds / games:,.0f} s/game"
 
 
-class ProgressBar:
-    """A rich progress bar of ``run_league``'s reports: games done of total, the rate, ETA and the
-    current leader. It appears at the first report (a league with nothing left to play has none).
-    When the output is not a terminal, a plain line every ``every`` seconds and at the end."""
+class PlainLines:
+    """Progress when the output is not a terminal: a plain line (``text(report)``) at the first
+    report, then at most one every ``every`` seconds, and the last report at the end (``close``)
+    if it came between two lines. ``azul league run``, ``azul study`` and ``azul sprt`` share it."""
 
     every = 10.0  # seconds between plain progress lines
 
-    def __init__(self, console: Console, enabled: bool = True):
-        self.console, self.enabled = console, enabled
+    def __init__(self, console: Console, text):
+        self.console, self.text = console, text
+        self.last: float | None = None  # when the last line was printed
+        self.pending = None  # the last report, if not printed
+
+    def update(self, report, final: bool = False) -> None:
+        self.pending = report
+        now = time.monotonic()
+        if self.last is None or now - self.last >= self.every or final:
+            self.close()
+            self.last = now
+
+    def close(self) -> None:
+        if self.pending is not None:
+            self.console.print(self.text(self.pending), soft_wrap=True, markup=False)
+            self.pending = None
+
+
+class ProgressBar:
+    """A rich progress bar of ``run_league``'s reports: games done of total, the rate, ETA and the
+    current leader. It appears at the first report (a league with nothing left to play has none).
+    When the output is not a terminal, a plain line every ``PlainLines.every`` seconds and at the end."""
+
+    def __init__(self, console: Console, enabled: bool = True, what: str = "league"):
+        self.console, self.enabled, self.what = console, enabled, what  # what: the run's kind, in the label
         self.progress = None
-        self.plain = not console.is_terminal
-        self.last: float | None = None  # when the last plain line was printed
-        self.pending: LeagueProgress | None = None  # the last report, if not printed
+        self.plain = PlainLines(console, lambda event: _line(event, what)) if not console.is_terminal else None
 
     def update(self, event: LeagueProgress) -> None:
         if not self.enabled:
             return
         fields = _fields(event)
-        if self.plain:
-            self.pending = event
-            now = time.monotonic()
-            if self.last is None or now - self.last >= self.every or event.recorded >= event.total:
-                self._line(event)
-                self.last = now
+        if self.plain is not None:
+            self.plain.update(event, final=event.recorded >= event.total)
             return
         if self.progress is None:
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
@@ -271,21 +293,10 @@ class ProgressBar:
                 TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
                 TextColumn("{task.fields[leader]}"), console=self.console, transient=False)
             self.progress.start()
-            self.task = self.progress.add_task(f"league {event.name} ({event.referee})", total=event.total,
+            self.task = self.progress.add_task(f"{self.what} {event.name} ({event.referee})", total=event.total,
                                                completed=event.recorded, **fields)
         else:
             self.progress.update(self.task, completed=event.recorded, **fields)
-
-    def _line(self, event: LeagueProgress) -> None:
-        self.pending = None
-        fields = _fields(event)
-        eta = ""
-        if event.played and event.recorded < event.total:
-            left = (event.total - event.recorded) * event.seconds / event.played
-            eta = f"ETA {int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
-        parts = [f"league {event.name} ({event.referee}): {event.recorded:,}/{event.total:,} games",
-                 fields["rate"], eta, fields["leader"]]
-        self.console.print(", ".join(p for p in parts if p), soft_wrap=True, markup=False)
 
     def __enter__(self) -> ProgressBar:
         return self
@@ -293,8 +304,20 @@ class ProgressBar:
     def __exit__(self, *exc) -> None:
         if self.progress is not None:
             self.progress.stop()
-        if self.pending is not None:  # the last report, come between two lines
-            self._line(self.pending)
+        if self.plain is not None:  # the last report, come between two lines
+            self.plain.close()
+
+
+def _line(event: LeagueProgress, what: str = "league") -> str:
+    """A plain progress line: games recorded of the total, the rate, the ETA, the leader."""
+    fields = _fields(event)
+    eta = ""
+    if event.played and event.recorded < event.total:
+        left = (event.total - event.recorded) * event.seconds / event.played
+        eta = f"ETA {int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d}"
+    parts = [f"{what} {event.name} ({event.referee}): {event.recorded:,}/{event.total:,} games",
+             fields["rate"], eta, fields["leader"]]
+    return ", ".join(p for p in parts if p)
 
 
 def _fields(event: LeagueProgress) -> dict[str, str]:

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.console import Console
 
-from .common import Variant, fail
-from .league import AddressOpt, NoMlflowOpt, QuietOpt, WorkersOpt, print_referee, referee_text
+from .common import Variant, fail, os_error_message, print_json
+from .league import (AddressOpt, FreshOpt, NoMlflowOpt, PlainLines, QuietOpt, WorkersOpt, fail_if_forfeited,
+                     print_referee,
+                     referee_text)
 
 if TYPE_CHECKING:
     from tournament.sprt import SprtOutcome, SprtProgress
@@ -64,14 +66,15 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
              "--bot-seed", metavar="N", min=0, help="The bots' seeds, twice (default: from --seed).",
              show_default=False)] = None,
          resume: Annotated[bool, typer.Option(
-             "--resume", help="Go on with a stopped test: the decision is recomputed from its records.")] = False,
-         address: AddressOpt = None, workers: WorkersOpt = None, no_mlflow: NoMlflowOpt = False,
-         quiet: QuietOpt = False,
+             "--resume", help="Go on with a stopped test (or one whose --max-pairs you raise): the "
+             "decision is recomputed from its records; settings not given are the test's own.")] = False,
+         fresh: FreshOpt = False, address: AddressOpt = None, workers: WorkersOpt = None,
+         no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False,
          format: Annotated[SprtFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
          = SprtFormat.table) -> None:
     """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
     from tournament.backends import LeagueError
-    from tournament.sprt import SprtSettings, load_sprt_file, run_sprt
+    from tournament.sprt import SprtSettings, load_sprt_file, run_sprt, stored_fields
 
     fields: dict = {}
     if config is not None:
@@ -83,8 +86,6 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         if len(bot) != 2:
             fail(f"--bot: give two bots, the new one then the base, not {len(bot)}")
         fields["new"], fields["base"] = bot
-    if "new" not in fields:
-        fail("--bot: give two bots (--bot NEW --bot BASE), or a --config with bots")
     if bot_seed:
         if len(bot_seed) != 2:
             fail(f"--bot-seed: give two seeds, one per bot, not {len(bot_seed)}")
@@ -94,6 +95,18 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
                "out": str(out) if out is not None else None, "name": name, "seed": seed,
                "workers": workers, "address": address, "mlflow": False if no_mlflow else None}
     fields.update({k: v for k, v in options.items() if v is not None})
+    if resume and fresh:
+        fail("--resume and --fresh: choose one")
+    where = fields.get("out", SprtSettings.out), fields.get("name", SprtSettings.name)
+    if resume and all(isinstance(w, str) and w for w in where):  # what the options leave out: the test's own
+        try:
+            stored = stored_fields(Path(*where))
+        except ValueError as exc:
+            fail(str(exc))
+        if stored is not None:
+            fields = {**stored, **fields}
+    if "new" not in fields:
+        fail("--bot: give two bots (--bot NEW --bot BASE), or a --config with bots")
     try:
         settings = SprtSettings(**fields)
         settings.check()
@@ -110,20 +123,27 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
     line = ProgressLine(console, enabled=not quiet)
     try:
         with line:
-            outcome = run_sprt(settings, resume=resume, progress=line.update)
+            outcome = run_sprt(settings, resume=resume, fresh=fresh, progress=line.update)
     except LeagueError as exc:
         fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a full disk...
+        fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the test "
+             "with --resume")
     if format is SprtFormat.json:
-        typer.echo(json.dumps({**outcome.result.as_dict(), "run_dir": str(outcome.run_dir),
-                               "seconds": round(outcome.seconds, 2), "referee": outcome.summary.referee}))
+        print_json({**outcome.result.as_dict(), "run_dir": str(outcome.run_dir),
+                    "seconds": round(outcome.seconds, 2), "referee": outcome.summary.referee}, indent=None)
     else:
         _verdict(console, outcome)
     if outcome.interrupted:
         console.print(f"stopped: the same command with --resume goes on ({outcome.run_dir})",
                       soft_wrap=True)
         raise typer.Exit(130)
+    note = outcome.result.fault_note()
+    if note:
+        console.print(f"warning: {note}", soft_wrap=True, markup=False)
     if outcome.mlflow_error:
         console.print(f"warning: the test is not in MLflow ({outcome.mlflow_error})", soft_wrap=True)
+    fail_if_forfeited(outcome.summary)
 
 
 def progress_text(p: SprtProgress) -> str:
@@ -135,14 +155,19 @@ def progress_text(p: SprtProgress) -> str:
 
 
 class ProgressLine:
-    """The live line of a running test (rich's transient status, on a terminal only)."""
+    """The live line of a running test: rich's transient status on a terminal; else plain lines,
+    as ``azul league run`` prints them (``PlainLines``)."""
 
     def __init__(self, console: Console, enabled: bool = True):
-        self.console, self.enabled = console, enabled and console.is_terminal
+        self.console, self.enabled = console, enabled
         self.status = None
+        self.plain = PlainLines(console, progress_text) if not console.is_terminal else None
 
     def update(self, p: SprtProgress) -> None:
         if not self.enabled:
+            return
+        if self.plain is not None:
+            self.plain.update(p)
             return
         if self.status is None:
             self.status = self.console.status(progress_text(p))
@@ -156,9 +181,13 @@ class ProgressLine:
     def __exit__(self, *exc) -> None:
         if self.status is not None:
             self.status.stop()
+        if self.plain is not None:
+            self.plain.close()
 
 
 def _verdict(console: Console, outcome: SprtOutcome) -> None:
+    from analysis.sprt_run import fault_text
+
     r = outcome.result.as_dict()
     meaning = {"H1": "accept H1: the new bot is stronger by elo1 rather than elo0",
                "H0": "accept H0: the new bot is not stronger by elo1",
@@ -168,6 +197,7 @@ def _verdict(console: Console, outcome: SprtOutcome) -> None:
                   f"pairs; pentanomial {r['pentanomial']} (pairs scoring 0, 1/2, 1, 3/2, 2)", soft_wrap=True)
     elo = "n/a" if r["elo"] is None else f"{r['elo']:+.1f} ({r['model']}), 95% {r['elo_low']:+.1f} to {r['elo_high']:+.1f}"
     console.print(f"elo {elo}; LOS {r['los']:.1%}", soft_wrap=True)
+    console.print(f"faults: {fault_text(r['faults'])}", soft_wrap=True, markup=False)
     console.print(f"{r['games']:,} games recorded ({outcome.played:,} by this run, played by "
                   f"{referee_text(outcome.summary.referee)}) in {outcome.seconds:.1f} s; records: "
                   f"{outcome.run_dir}", soft_wrap=True)

@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Format, FormatOpt, Players, Variant, VariantOpt, fail, json_rows
+from .common import Format, FormatOpt, Players, Variant, VariantOpt, fail, json_rows, os_error_message
+from .league import NoMlflowOpt, QuietOpt
 
 app = typer.Typer(name="study", no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="What a choice is worth, measured on the same deals: treatment vs control.")
@@ -36,10 +37,10 @@ FreshOpt = Annotated[bool, typer.Option("--fresh", help="Delete this study's ear
 def marker(bot: BotOpt, players: Players = 2, variant: VariantOpt = Variant.colored, deals: DealsOpt = 100,
            out: OutOpt = Path("runs"), name: NameOpt = None, field: FieldOpt = None, seed: SeedOpt = 0,
            workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
-           format: FormatOpt = Format.table) -> None:
+           no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
     """The marker: take it whenever a centre move does, or never while another move exists."""
     _study(f"marker-{_slug(bot)}-{players}p" if name is None else name, bot, ["marker=take", "marker=avoid"],
-           players, variant, deals, out, field, seed, workers, resume, fresh, format)
+           players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow, quiet, format)
 
 
 def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
@@ -50,20 +51,22 @@ def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
              players: Players = 2, variant: VariantOpt = Variant.colored, deals: DealsOpt = 100,
              out: OutOpt = Path("runs"), name: NameOpt = None, field: FieldOpt = None, seed: SeedOpt = 0,
              workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
-             format: FormatOpt = Format.table) -> None:
+             no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
     """First moves: the seat's first draft move of the game (or of every round) in each class."""
     suffix = ",when=round" if when == "round" else ""
     if when not in ("game", "round"):
         fail(f"--when must be game or round, not {when!r}")
     interventions = [f"opening={c.strip()}{suffix}" for c in classes.split(",") if c.strip()]
     _study(f"openings-{_slug(bot)}-{players}p" if name is None else name, bot, interventions, players, variant,
-           deals, out, field, seed, workers, resume, fresh, format)
+           deals, out, field, seed, workers, resume, fresh, no_mlflow, quiet, format)
 
 
 def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A study file (docs/studies.md).")],
         out: Annotated[Optional[Path], typer.Option("--out", metavar="DIR", help="Default: the file's out.")] = None,
-        resume: ResumeOpt = False, fresh: FreshOpt = False, format: FormatOpt = Format.table) -> None:
-    """Several interventions at once, from a YAML study file."""
+        resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
+        quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
+    """Several interventions at once, from a YAML study file (its mlflow: false, or --no-mlflow,
+    keeps it out of MLflow)."""
     from dataclasses import replace
 
     from tournament.config import ConfigError
@@ -73,7 +76,9 @@ def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A stu
         study = load_study(config)
     except ConfigError as exc:
         fail(str(exc))
-    _play(replace(study, out=str(out)) if out else study, resume, fresh, format)
+    if out is not None:
+        study = replace(study, out=str(out))
+    _play(replace(study, mlflow=False) if no_mlflow else study, resume, fresh, quiet, format)
 
 
 def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A study's run folder.")],
@@ -82,30 +87,42 @@ def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A stud
     _print(run_dir, format)
 
 
-def _study(name, bot, interventions, players, variant, deals, out, field, seed, workers, resume, fresh, format):
+def _study(name, bot, interventions, players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow,
+           quiet, format):
     from tournament.config import ConfigError
     from tournament.study import StudyConfig
 
     try:
         study = StudyConfig(name=name, bot=bot, interventions=tuple(interventions), players=players,
                             variant=variant.value, deals=deals, field=tuple(field or ()), seed=seed,
-                            out=str(out), workers=workers)
+                            out=str(out), workers=workers, mlflow=not no_mlflow)
     except ConfigError as exc:
         fail(str(exc))
-    _play(study, resume, fresh, format)
+    _play(study, resume, fresh, quiet, format)
 
 
-def _play(study, resume: bool, fresh: bool, format: Format) -> None:
+def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None:
+    from rich.console import Console
+
     from tournament.config import ConfigError
     from tournament.runner import LeagueError
     from tournament.study import run_study
 
+    from .league import ProgressBar
+
     if resume and fresh:
         fail("--resume and --fresh: choose one")
+    console = Console(highlight=False, stderr=format is not Format.table)  # progress: off a table's way
     try:
-        summary = run_study(study, resume=resume, fresh=fresh)
+        with ProgressBar(console, enabled=not quiet, what="study") as bar:
+            summary = run_study(study, resume=resume, fresh=fresh, progress=bar.update)
     except (ConfigError, LeagueError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a full disk...
+        fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the study "
+             "with --resume")
+    if summary.mlflow_error:
+        typer.echo(f"warning: the study is not in MLflow ({summary.mlflow_error})", err=True)
     if summary.interrupted:
         typer.echo(f"stopped: {summary.recorded} of {summary.total} games in {summary.run_dir}; "
                    "the same command with --resume finishes it", err=True)

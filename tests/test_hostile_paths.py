@@ -113,7 +113,7 @@ def test_bots_named_like_columns_break_no_reader(tmp_path, players):
 
 
 def test_study_show_reads_the_hostile_folder_only(tmp_path):
-    study = ["study", "marker", "--bot", "greedy", "--name", "st", "--workers", "0", "-f", "json"]
+    study = ["study", "marker", "--bot", "greedy", "--name", "st", "--workers", "0", "-f", "json", "--no-mlflow", "--quiet"]
     _invoke(*study, "--deals", "3", "--seed", "1", "--out", str(tmp_path / NEIGHBOUR))
     played = json.loads(_invoke(*study, "--deals", "4", "--seed", "2", "--out", str(tmp_path / HOSTILE)))
     plain = tmp_path / "plain" / "st"

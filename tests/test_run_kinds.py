@@ -39,7 +39,7 @@ def _finish_line(run_dir) -> list[str]:
 
 def test_a_study_folder_sends_repair_and_league_resume_to_azul_study(tmp_path):
     result = runner.invoke(app, ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", str(tmp_path),
-                                 "--name", "m"])
+                                 "--name", "m", "--no-mlflow"])
     assert result.exit_code == 0, result.output
     run_dir = tmp_path / "m"
     assert _kind(run_dir) == "study" and run_kind(run_dir) == "study"
@@ -49,7 +49,7 @@ def test_a_study_folder_sends_repair_and_league_resume_to_azul_study(tmp_path):
     args = _finish_line(run_dir)
     assert args[:3] == ["study", "marker", "--bot"] and "--name" in args and "m" in args
     assert len(done_game_ids(run_dir)) < len(games)
-    again = runner.invoke(app, args)  # the printed command finishes the study, to the same games
+    again = runner.invoke(app, args + ["--no-mlflow"])  # the printed command finishes the study, to the same games
     assert again.exit_code == 0, again.output
     assert done_game_ids(run_dir) == games
     assert runner.invoke(app, ["study", "show", str(run_dir)]).exit_code == 0

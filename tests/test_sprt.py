@@ -199,3 +199,74 @@ def test_drift_is_signed_by_the_truth():
     for model in MODELS:
         assert llr_drift(with_elo(base, 0, model), 0, 10, model)[0] < 0
         assert llr_drift(with_elo(base, 10, model), 0, 10, model)[0] > 0
+
+
+# ---------------------------------------------------------------- bounds no distribution can meet
+def fishtest_secular(a, p) -> float:
+    """fishtest's ``secular``: the root of ``sum p_i a_i / (1 + x a_i) = 0`` between the poles,
+    by Brent's method; it asserts ``min(a) * max(a) < 0`` (AssertionError otherwise). The bracket
+    is kept off the poles by a relative margin (fishtest's absolute 1e-9 is lost in rounding
+    once a pole passes 1e7, as it does for logistic bounds of a few thousand Elo)."""
+    from scipy.optimize import brentq
+
+    assert min(a) * max(a) < 0
+    lo, hi = -1 / max(a), -1 / min(a)
+    return brentq(lambda x: sum(pi * ai / (1 + x * ai) for ai, pi in zip(a, p)),
+                  lo + 1e-12 * abs(lo), hi - 1e-12 * abs(hi))
+
+
+def fishtest_mle(p, elo, model):
+    """fishtest's ``MLE_expected`` (logistic) or ``MLE_tvalue`` (normalized: the fixed point from
+    the uniform, at most 10 steps, to 1e-9), written as scalar Python from the notes."""
+    a_hat = [float(x) for x in SCORES]
+    if model == "logistic":
+        s = 1 / (1 + 10 ** (-elo / 400))
+        a = [ai - s for ai in a_hat]
+        x = fishtest_secular(a, p)
+        return [pi / (1 + x * ai) for ai, pi in zip(a, p)]
+    t = elo / (800 / math.log(10)) * math.sqrt(2)
+    q = [0.2] * 5
+    for _ in range(10):
+        mu = sum(qi * ai for qi, ai in zip(q, a_hat))
+        sigma = math.sqrt(sum(qi * (ai - mu) ** 2 for qi, ai in zip(q, a_hat)))
+        a = [ai - 0.5 - t * sigma * (1 + ((mu - ai) / sigma) ** 2) / 2 for ai in a_hat]
+        x = fishtest_secular(a, p)
+        new = [pi / (1 + x * ai) for ai, pi in zip(a, p)]
+        done = max(abs(u - v) for u, v in zip(new, q)) < 1e-9
+        q = new
+        if done:
+            break
+    return q
+
+
+def fishtest_llr(counts, elo0, elo1, model):
+    n = [c if c else 1e-3 for c in counts]
+    p = [c / sum(n) for c in n]
+    p0, p1 = fishtest_mle(p, elo0, model), fishtest_mle(p, elo1, model)
+    return sum(c * (math.log(b) - math.log(a)) for c, a, b in zip(n, p0, p1))
+
+
+@pytest.mark.parametrize("model,elo", [("normalized", 231.6), ("normalized", -231.6), ("normalized", 150),
+                                       ("logistic", 6381), ("logistic", -6381), ("logistic", 800)])
+def test_bounds_up_to_the_limit_give_fishtests_llr(model, elo):
+    """Inside the limit every pentanomial has fishtest's LLR (computed by its own scalar steps)."""
+    from analysis.sprt import ELO_LIMITS
+
+    assert abs(elo) < ELO_LIMITS[model]
+    lo, hi = sorted((0.0, float(elo)))
+    for counts in SMALL + [(0, 0, 0, 0, 9), (9, 0, 0, 0, 0), (0, 3, 0, 4, 0), (1, 0, 0, 0, 30)]:
+        assert llr(counts, lo, hi, model) == pytest.approx(fishtest_llr(counts, lo, hi, model), rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("model,elo", [("normalized", 231.7), ("normalized", 250), ("normalized", 300),
+                                       ("normalized", 600), ("normalized", 5000), ("normalized", -300),
+                                       ("logistic", 6382), ("logistic", 1e5), ("logistic", -1e5)])
+def test_bounds_no_distribution_can_meet_are_refused_by_name(model, elo):
+    """fishtest's formulas fail on such a hypothesis (their ``secular`` asserts) whatever the
+    pairs, or on its mirror (the bots swapped: -elo); the test refuses it when it is set up,
+    naming the bound and the limit."""
+    with pytest.raises(AssertionError):
+        fishtest_llr((1, 2, 3, 2, 1), 0.0, abs(elo), model)
+    elo0, elo1 = (elo, 0.0) if elo < 0 else (0.0, elo)
+    with pytest.raises(ValueError, match=rf"{'elo0' if elo < 0 else 'elo1'} .*beyond.*below"):
+        llr((1, 2, 3, 2, 1), elo0, elo1, model)

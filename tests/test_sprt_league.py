@@ -93,6 +93,9 @@ def test_pairs_count_in_deal_order_only():
     (["--bot", "greedy", "--bot", "random", "--beta", "0"], "beta must be between 0 and 1"),
     (["--bot", "greedy", "--bot", "mcts:speed=3"], "bots[1].params"),
     (["--bot", "greedy"], "give two bots"),
+    (["--bot", "heuristic", "--bot", "greedy", "--elo1", "250"], "elo1 250 is beyond"),
+    (["--bot", "heuristic", "--bot", "greedy", "--elo1", "5000"], "must be below 231.6"),
+    (["--bot", "heuristic", "--bot", "greedy", "--elo0", "-7000", "--model", "logistic"], "elo0 -7000 is beyond"),
 ])
 def test_bad_input_is_one_line(args, message, tmp_path):
     result = runner.invoke(app, ["sprt", *args, "--out", str(tmp_path), "--workers", "0"])
@@ -110,3 +113,32 @@ def test_config_file_gives_the_fields(tmp_path):
     path.write_text(yaml.safe_dump({"bots": ["greedy", "random"], "elo2": 20}))
     bad = runner.invoke(app, ["sprt", "--config", str(path)])
     assert bad.exit_code == 1 and "elo2: unknown field" in bad.output
+
+
+def test_a_bot_that_forfeits_every_game_is_reported(tmp_path):
+    """A bot that raises at its first move: the pairs are [n, 0, 0, 0, 0]; the text and the JSON
+    say which bot forfeited how many games of which kind, the verdict is flagged as one reached
+    on forfeits, and the exit status is the league's for a bot that forfeited every game."""
+    args = ["sprt", "--bot", "test_league_support:RaisingBot:after=1", "--bot", "greedy", "--max-pairs", "20",
+            "--elo1", "20", "--workers", "0", "--out", str(tmp_path), "--no-mlflow"]
+    result = runner.invoke(app, args + ["-f", "json"])
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    bad = "test_league_support:RaisingBot:after=1"
+    assert out["faults"] == {bad: {"error": 2 * out["pairs"] + 2 * out["pairs_after"]}}
+    assert out["faulted_pairs"] == out["pairs"] and out["pentanomial"][1:] == [0, 0, 0, 0]
+    assert "on forfeits: every one of the" in result.stderr and "warning: the test was" in result.stderr
+    assert "error: a bot forfeited every game" in result.stderr
+    text = runner.invoke(app, args + ["--name", "text"])
+    assert text.exit_code == 1
+    assert f"faults: {bad}: " in text.stdout and "error" in text.stdout
+    assert "decided on forfeits" in text.stdout  # decided, or left undecided
+    from analysis.sprt_run import sprt_html
+    assert "on forfeits" in "".join(sprt_html([sprt_result(tmp_path / "text")]))
+
+
+def test_a_clean_test_says_no_faults(tmp_path):
+    result = runner.invoke(app, ["sprt", "--bot", "greedy", "--bot", "random", "--elo1", "20", "--max-pairs", "16",
+                                 "--workers", "0", "--out", str(tmp_path), "--no-mlflow"])
+    assert result.exit_code == 0, result.output
+    assert "faults: none" in result.output and "forfeits" not in result.output

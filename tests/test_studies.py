@@ -199,7 +199,7 @@ def test_study_pairs_refuses_a_league_run(tmp_path):
 def test_study_command_prints_spec8_json(tmp_path):
     runner = CliRunner()
     result = runner.invoke(app, ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", str(tmp_path),
-                                 "--format", "json"])
+                                 "--format", "json", "--no-mlflow"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert {(r["intervention"], r["metric"]) for r in rows} == {

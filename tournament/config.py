@@ -143,7 +143,7 @@ class LeagueConfig:
         if address is not None:
             config = replace(config, ray=replace(config.ray, address=address))
         if workers is not None:
-            config = replace(config, ray=replace(config.ray, workers=_count(workers, "--workers", 0)))
+            config = replace(config, ray=replace(config.ray, workers=check_int(workers, "--workers", 0)))
         if write is not None:
             if write not in WRITERS:
                 raise ConfigError(f"--write must be one of {', '.join(WRITERS)}, not {write!r}")
@@ -227,9 +227,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     if not isinstance(python_referee, bool):
         raise _FieldError("python_referee", f"must be true or false, not {shown(python_referee)}")
     seed = _int(data.get("seed", 0), "seed", 0, MAX_SEED)
-    out = data.get("out", "runs")
-    if not isinstance(out, str) or not out:
-        raise _FieldError("out", f"must be a folder name, not {shown(out)}")
+    out = _out(data.get("out", "runs"), "out")
     time_limit = _seconds(data.get("time_limit"), "time_limit")
     batch = data.get("batch_games")
     batch = None if batch is None else _int(batch, "batch_games", 1)
@@ -373,9 +371,32 @@ def _int(value: Any, where: str, low: int, high: int | None = None) -> int:
     return value
 
 
-def _count(value: Any, where: str, low: int) -> int:
+def check_int(value: Any, where: str, low: int, high: int | None = None) -> int:
+    """``value`` as a whole number from ``low`` (to ``high``): a league config's check, with its
+    error as a ConfigError naming ``where``, for the settings made without one (--workers, a
+    study's or an SPRT's fields)."""
+    return _checked(_int, value, where, low, high)
+
+
+def check_choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
+    """``value`` as one of ``choices`` (a league config's check; a ConfigError naming ``where``)."""
+    return _checked(_choice, value, where, choices)
+
+
+def check_out(value: Any, where: str = "out") -> str:
+    """``value`` as the folder a run goes under (a league config's check)."""
+    return _checked(_out, value, where)
+
+
+def _out(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _FieldError(where, f"must be a folder name, not {shown(value)}")
+    return value
+
+
+def _checked(check, value: Any, where: str, *args):
     try:
-        return _int(value, where, low)
+        return check(value, where, *args)
     except _FieldError as exc:
         raise ConfigError(f"{exc.field}: {exc.reason}") from None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,11 +28,17 @@ import polars as pl
 import yaml
 
 from analysis import sprt
-from analysis.sprt_run import SETTINGS, SPRT_FILE, SprtResult, in_order, pair_cells, sprt_result
+from analysis.sprt_run import SPRT_FILE, SprtResult, in_order, pair_cells, sprt_result
+from records.folder import lock_holder, run_kind
 from records.parts import has_records
 
 from .backends import LeagueError
-from .config import LeagueConfig, parse_config, read_yaml
+from engine.errors import shown
+from engine.rules import VARIANTS
+
+from .config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
+                     parse_config, read_yaml)
+from .finish import finish_command
 from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, Slice, derive_seed, league_games
 from .stages import Results
@@ -63,11 +70,34 @@ class SprtSettings:
     mlflow: bool = True
 
     def check(self) -> None:
-        """A ValueError in one line for settings that cannot make a test."""
+        """A ValueError in one line, naming the field, for settings that cannot make a test (the
+        league config's checks, tournament/config.py, for what a league has too)."""
+        for key in ("new", "base"):
+            if not isinstance(getattr(self, key), str):
+                raise ConfigError(f"{key}: a bot spec is text (TYPE:key=value,...), not {shown(getattr(self, key))}")
+        for key in ("elo0", "elo1", "alpha", "beta"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(_float(value)):
+                raise ConfigError(f"{key}: must be a finite number, not {shown(value)}")
+        check_choice(self.model, "model", sprt.MODELS)
         sprt.check_hypotheses(self.elo0, self.elo1, self.model)
         sprt.bounds(self.alpha, self.beta)
-        if isinstance(self.max_pairs, bool) or not isinstance(self.max_pairs, int) or self.max_pairs < 1:
-            raise ValueError(f"max_pairs must be a whole number, 1 or more, not {self.max_pairs!r}")
+        check_int(self.max_pairs, "max_pairs", 1)
+        check_choice(self.variant, "variant", VARIANTS)
+        check_int(self.seed, "seed", 0, MAX_SEED)
+        if not isinstance(self.seeds, tuple) or len(self.seeds) != 2:
+            raise ConfigError(f"seeds: two bot seeds (or null for one from seed), not {shown(self.seeds)}")
+        for i, value in enumerate(self.seeds):
+            if value is not None:
+                check_int(value, f"seeds[{i}]", 0, MAX_SEED)
+        check_name(self.name)
+        check_out(self.out)
+        if self.workers is not None:
+            check_int(self.workers, "workers", 0)
+        if self.address is not None and (not isinstance(self.address, str) or not self.address):
+            raise ConfigError(f"address: must be an address like 10.0.0.5:6379 or 'auto', not {shown(self.address)}")
+        if not isinstance(self.mlflow, bool):
+            raise ConfigError(f"mlflow: must be true or false, not {shown(self.mlflow)}")
         new_seed, base_seed = self.bot_seeds()
         if self.new.strip() == self.base.strip() and new_seed == base_seed:
             raise ValueError(f"both bots are {self.new!r} with seed {new_seed}: the same bot twice "
@@ -186,12 +216,94 @@ class SprtSchedule:
         return d
 
 
-def run_sprt(settings: SprtSettings, *, resume: bool = False,
+# What decides a test's games and its decision, and the option that sets each: a resumed test
+# keeps them (``check_resumable``); ``max_pairs`` may only grow.
+KEPT = (("new", "--bot (the new bot)"), ("base", "--bot (the base bot)"), ("variant", "--variant"),
+        ("seed", "--seed"), ("seeds", "--bot-seed"), ("elo0", "--elo0"), ("elo1", "--elo1"),
+        ("alpha", "--alpha"), ("beta", "--beta"), ("model", "--model"))
+
+
+def stored_fields(run_dir: str | Path) -> dict | None:
+    """The ``SprtSettings`` fields of the test in ``run_dir`` (its ``sprt.yaml`` and
+    ``config.yaml``: the bots, the test, the variant and the seeds), or None when the folder
+    holds no test; a ValueError names a file that cannot be read. ``azul sprt --resume`` takes
+    what its options do not restate from here."""
+    run_dir = Path(run_dir)
+    test_path, config_path = run_dir / SPRT_FILE, run_dir / "config.yaml"
+    if not test_path.exists():
+        return None
+    try:
+        test = yaml.safe_load(test_path.read_text(encoding="utf-8"))
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        bots = config["bots"]
+        fields = {k: test[k] for k in ("elo0", "elo1", "alpha", "beta", "model", "max_pairs")}
+        fields["new"], fields["base"] = (_stored_spec(str(test[k]), bots[i]) for i, k in enumerate(("new", "base")))
+        fields.update(variant=config["variant"], seed=config["seed"], seeds=(bots[0]["seed"], bots[1]["seed"]))
+    except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as exc:
+        raise ValueError(f"{run_dir}: cannot read the test it holds from {SPRT_FILE} and config.yaml "
+                         f"({type(exc).__name__}: {exc})") from None
+    return fields
+
+
+def _stored_spec(name: str, entry: dict) -> str:
+    """The spec of a stored bot: its name in ``sprt.yaml`` (an A/A test's carries " (seed N)"),
+    when that is a spec of its ``config.yaml`` entry; else the entry's type and params as a spec."""
+    from bots.spec import format_bot_spec, parse_bot_spec
+
+    name = re.sub(r" \(seed \d+\)$", "", name)
+    try:
+        if parse_bot_spec(name) == (entry["type"], dict(entry.get("params") or {})):
+            return name
+    except ValueError:
+        pass
+    return format_bot_spec(entry["type"], entry.get("params") or {})
+
+
+def check_resumable(settings: SprtSettings, before: SprtSettings, run_dir: Path) -> None:
+    """A test resumes only as itself: the same bots, variant, seeds and hypotheses (a LeagueError
+    naming each setting that differs, with the test's value and the new one); ``max_pairs`` may
+    grow, never shrink."""
+    now, then = _kept(settings), _kept(before)
+    changed = [f"{option} is {_shown(now[k])} but the test was started with {_shown(then[k])}"
+               for k, option in KEPT if now[k] != then[k]]
+    if settings.max_pairs < before.max_pairs:
+        changed.append(f"--max-pairs is {settings.max_pairs} but the test was started with {before.max_pairs}: "
+                       "a test's limit can only be raised (its records may hold pairs beyond the new one)")
+    if changed:
+        raise LeagueError(f"cannot resume {run_dir}: {'; '.join(changed)} (--fresh starts the test over, "
+                          "or choose another --out or --name)")
+
+
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float
+        return math.inf
+
+
+def _shown(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _kept(settings: SprtSettings) -> dict:
+    new, base = settings.bot_names()
+    values = {k: getattr(settings, k) for k, _ in KEPT}
+    values.update(new=new, base=base, seeds=list(settings.bot_seeds()),
+                  **{k: float(values[k]) for k in ("elo0", "elo1", "alpha", "beta")})
+    return values
+
+
+def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = False,
              progress: Callable[[SprtProgress], None] | None = None,
              on_written: Callable[[int], None] | None = None) -> SprtOutcome:
     """Play an SPRT until it has its answer (or ``max_pairs`` pairs, or a stop request).
-    ``on_written``: as ``run_league``'s (tests stop a test halfway with it)."""
+    ``resume``: go on with the test in the run folder (the same test: ``check_resumable``);
+    ``fresh``: delete the folder's records first (as ``run_league``'s). Nothing in the folder
+    changes before the settings pass their checks. ``on_written``: as ``run_league``'s (tests
+    stop a test halfway with it)."""
     started = time.perf_counter()
+    if resume and fresh:
+        raise LeagueError("--resume and --fresh: choose one")
     try:
         league = settings.league()
     except ValueError as exc:
@@ -199,23 +311,29 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False,
     run_dir = run_dir_of(league)
     saved = settings.saved()
     path = run_dir / SPRT_FILE
-    if has_records(run_dir):
+    if has_records(run_dir) and not fresh:
         if not resume:
             raise LeagueError(f"{run_dir} already holds this test's records: add --resume to finish "
-                              "it, or choose another --out or --name")
-        before = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
-        if not isinstance(before, dict):
-            raise LeagueError(f"cannot resume {run_dir}: it is a league, not an SPRT (no {SPRT_FILE})")
-        changed = [k for k in SETTINGS if k != "max_pairs" and before.get(k) != saved[k]]
-        if changed:
-            raise LeagueError(f"cannot resume {run_dir}: the test differs from the one it was "
-                              f"started with in {', '.join(changed)}")
+                              "it, --fresh to start it over, or choose another --out or --name")
+        if run_kind(run_dir) != "sprt":
+            raise LeagueError(f"cannot resume {run_dir}: it holds a {run_kind(run_dir)}, not an SPRT; finish "
+                              f"it with: {finish_command(run_dir)}")
+        try:
+            before = stored_fields(run_dir)
+        except ValueError as exc:
+            raise LeagueError(str(exc)) from None
+        if before is None:
+            raise LeagueError(f"cannot resume {run_dir}: it holds no {SPRT_FILE} (the test's settings)")
+        check_resumable(settings, SprtSettings(**before), run_dir)
+    holder = lock_holder(run_dir)
+    if holder is not None:
+        raise LeagueError(f"{run_dir}: another driver (pid {holder}) is writing this run")
     run_dir.mkdir(parents=True, exist_ok=True)
     tmp = run_dir / f".{SPRT_FILE}.tmp"
     tmp.write_text(yaml.safe_dump(saved, sort_keys=False), encoding="utf-8")
     os.replace(tmp, path)
     logged = (run_dir / MLFLOW_RUN_FILE).exists()
-    summary = run_league(league, resume=resume, on_written=on_written,
+    summary = run_league(league, resume=resume, fresh=fresh, on_written=on_written,
                          schedule=SprtSchedule(league, saved, progress, started), kind="sprt")
     outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
                           summary.played, summary=summary)
@@ -255,7 +373,7 @@ def load_sprt_file(path: str | Path) -> dict:
     list of the two specs); a ValueError names the file and the field."""
     known = {f for f in SprtSettings.__dataclass_fields__} | {"bots"}
     data = read_yaml(path)  # a ConfigError, a ValueError, of one line
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not all(isinstance(k, str) for k in data):
         raise ValueError(f"{path}: an SPRT config is a mapping of fields ({', '.join(sorted(known))})")
     for key in data:
         if key not in known - {"new", "base"}:
@@ -265,7 +383,7 @@ def load_sprt_file(path: str | Path) -> dict:
         if not isinstance(bots, list) or len(bots) != 2 or not all(isinstance(b, str) for b in bots):
             raise ValueError(f"{path}: bots: two bot specs, the new bot first, not {bots!r}")
         data["new"], data["base"] = bots
-    if "seeds" in data:
+    if isinstance(data.get("seeds"), list):
         data["seeds"] = tuple(data["seeds"])
     return data
 

@@ -29,7 +29,11 @@ from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
 from records.parts import has_records
 
-from .config import BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_name, read_yaml
+from engine.errors import shown
+from engine.rules import VARIANTS
+
+from .config import (MAX_SEED, BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_choice,
+                     check_int, check_name, check_out, read_yaml)
 from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, deal_seed, derive_seed
 from .stages import OneStage
@@ -37,7 +41,7 @@ from .stages import OneStage
 CONTROL = "control"  # games.intervention of a control game
 STUDY_FILE = "study.json"  # what the run studied, beside config.yaml (read by analysis.studies)
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
-        "out", "workers")
+        "out", "workers", "mlflow")
 
 
 @dataclass(frozen=True)
@@ -57,28 +61,51 @@ class StudyConfig:
     seed: int = 0
     out: str = "runs"
     workers: int | None = 0  # 0: in this process; None: a local Ray with one worker per CPU
+    mlflow: bool = False  # log the run to MLflow as a league is (a study file and the commands: on)
     labels: tuple[str, ...] = dataclasses.field(init=False, default=())
 
     def __post_init__(self):
+        """The league config's checks (tournament/config.py) on each field, then the study's own:
+        a ConfigError naming the field."""
         check_name(self.name)  # the run folder is out/name: never outside out
+        check_int(self.players, "players", 2, 4)
+        check_choice(self.variant, "variant", VARIANTS)
+        check_int(self.deals, "deals", 1)
+        check_int(self.seed, "seed", 0, MAX_SEED)
+        check_out(self.out)
+        if self.workers is not None:
+            check_int(self.workers, "workers", 0)
+        if not isinstance(self.mlflow, bool):
+            raise ConfigError(f"mlflow: must be true or false, not {shown(self.mlflow)}")
+        for key in ("interventions", "field", "seats"):
+            value = getattr(self, key)
+            if value is not None and not isinstance(value, tuple):
+                raise ConfigError(f"{key}: must be a list, not {shown(value)}")
+        _spec(self.bot, "bot")
+        for i, spec in enumerate(self.field):
+            _spec(spec, f"field[{i}]")
         if not self.interventions:
-            raise ConfigError("a study needs at least one intervention (e.g. marker=take)")
+            raise ConfigError("interventions: a study needs at least one (e.g. marker=take)")
         labels = []
         for text in self.interventions:
             try:
                 labels.append(parse_intervention(_params(text)).label)
-            except ValueError as exc:
-                raise ConfigError(f"intervention {text!r}: {exc}") from None
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"intervention {shown(text)}: {exc}") from None
         if len(set(labels)) < len(labels):
             raise ConfigError(f"an intervention is listed twice in {', '.join(labels)}")
         object.__setattr__(self, "labels", tuple(labels))
-        if not 2 <= self.players <= 4:
-            raise ConfigError(f"players must be from 2 to 4, not {self.players}")
-        if self.deals < 1:
-            raise ConfigError(f"deals must be 1 or more, not {self.deals}")
+        studied = {k for label in labels for k in _params(label)}
+        base = sorted(studied & set(parse_bot_spec(self.bot)[1]))
+        if base:
+            raise ConfigError(f"bot: {self.bot!r} already sets {', '.join(base)}, which the interventions "
+                              f"({', '.join(labels)}) study: the control would play it too; give the base "
+                              "bot without it")
         if self.seats is not None and (not self.seats or any(
-                not 0 <= s < self.players for s in self.seats) or len(set(self.seats)) < len(self.seats)):
-            raise ConfigError(f"seats must be distinct seats from 0 to {self.players - 1}, not {list(self.seats)}")
+                isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < self.players for s in self.seats)
+                or len(set(self.seats)) < len(self.seats)):
+            raise ConfigError(f"seats: must be distinct seats from 0 to {self.players - 1}, "
+                              f"not {shown(list(self.seats))}")
         if len(self.field) not in (0, 1, self.players - 1):
             raise ConfigError(f"field: give one opponent spec, or one per other seat ({self.players - 1}), "
                               f"not {len(self.field)}")
@@ -94,31 +121,48 @@ class StudyConfig:
 
 
 def _params(text: str) -> dict[str, Any]:
+    if not isinstance(text, str):
+        raise ValueError(f"an intervention is text like marker=take, not {shown(text)}")
     return parse_bot_spec(f"x:{text}")[1]
+
+
+def _spec(spec: Any, where: str) -> None:
+    if not isinstance(spec, str):
+        raise ConfigError(f"{where}: a bot spec is text (TYPE:key=value,...), not {shown(spec)}")
+    try:
+        parse_bot_spec(spec)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def load_study(path: str | Path) -> StudyConfig:
     """A study from YAML (the fields of ``StudyConfig``); a ConfigError names the file and why."""
     path = Path(path)
     data = read_yaml(path)
+    return parse_study(data, str(path), path.stem)
+
+
+def parse_study(data: Any, source: str = "study", default_name: str = "study") -> StudyConfig:
+    """A study from a mapping as read from YAML; a ConfigError starts with ``source`` and names
+    the field."""
     if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a study is a mapping of fields ({', '.join(KEYS)})")
+        raise ConfigError(f"{source}: a study is a mapping of fields ({', '.join(KEYS)})")
     unknown = [k for k in data if k not in KEYS]
     if unknown:
-        raise ConfigError(f"{path}: {unknown[0]}: unknown field (fields: {', '.join(KEYS)})")
+        raise ConfigError(f"{source}: {shown(unknown[0])}: unknown field (fields: {', '.join(KEYS)})")
     for key in ("bot", "interventions"):
         if key not in data:
-            raise ConfigError(f"{path}: {key}: missing")
-    data.setdefault("name", path.stem)
+            raise ConfigError(f"{source}: {key}: missing")
+    data = {"name": default_name, "mlflow": True, **data}
     for key in ("interventions", "field", "seats"):
         if isinstance(data.get(key), str):
             data[key] = [data[key]]
-        if data.get(key) is not None:
+        if isinstance(data.get(key), list):
             data[key] = tuple(data[key])
     try:
         return StudyConfig(**data)
-    except (ConfigError, TypeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def league_config(study: StudyConfig) -> LeagueConfig:
@@ -137,7 +181,7 @@ def league_config(study: StudyConfig) -> LeagueConfig:
         entries.append(BotEntry(name=name, type=kind, params=params, seed=derive_seed(study.seed, "bot", i)))
     return LeagueConfig(name=study.name, bots=tuple(entries), players=study.players, variant=study.variant,
                         deals=study.deals, seed=study.seed, out=study.out, self_play=True,
-                        ray=RaySettings(workers=study.workers), mlflow=MlflowSettings(enabled=False))
+                        ray=RaySettings(workers=study.workers), mlflow=MlflowSettings(enabled=study.mlflow))
 
 
 def bot_specs(study: StudyConfig) -> list[str]:
