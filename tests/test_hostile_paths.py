@@ -35,7 +35,7 @@ def _run(tmp_path: Path, out: Path, bots: list, name: str, **fields) -> Path:
 def _invoke(*args: str) -> str:
     result = runner.invoke(app, list(args))
     assert result.exit_code == 0, (args, result.output)
-    return result.output
+    return result.stdout  # progress lines go to stderr off a terminal
 
 
 BOTS = [{"type": "random", "seed": 1}, {"type": "greedy", "seed": 2}, {"type": "heuristic", "seed": 3}]
