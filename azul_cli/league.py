@@ -268,6 +268,36 @@ class PlainLines:
             self.pending = None
 
 
+class StatusLine:
+    """The live line of a run that is not a league's bar (``azul sprt``, ``azul tune``): rich's
+    transient status with ``text(report)`` on a terminal; else plain lines (``PlainLines``)."""
+
+    def __init__(self, console: Console, text, enabled: bool = True):
+        self.console, self.text, self.enabled = console, text, enabled
+        self.status = None
+        self.plain = PlainLines(console, text) if not console.is_terminal else None
+
+    def update(self, report) -> None:
+        if not self.enabled:
+            return
+        if self.plain is not None:
+            self.plain.update(report)
+        elif self.status is None:
+            self.status = self.console.status(self.text(report))
+            self.status.start()
+        else:
+            self.status.update(self.text(report))
+
+    def __enter__(self) -> StatusLine:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.status is not None:
+            self.status.stop()
+        if self.plain is not None:
+            self.plain.close()
+
+
 class ProgressBar:
     """A rich progress bar of ``run_league``'s reports: games done of total, the rate, ETA and the
     current leader. It appears at the first report (a league with nothing left to play has none).

@@ -4,7 +4,6 @@ verdict.
 """
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -13,9 +12,8 @@ import typer
 from rich.console import Console
 
 from .common import Variant, fail, os_error_message, print_json
-from .league import (AddressOpt, FreshOpt, NoMlflowOpt, PlainLines, QuietOpt, WorkersOpt, fail_if_forfeited,
-                     print_referee,
-                     referee_text)
+from .league import (AddressOpt, FreshOpt, NoMlflowOpt, QuietOpt, StatusLine, WorkersOpt, fail_if_forfeited,
+                     print_referee, referee_text)
 
 if TYPE_CHECKING:
     from tournament.sprt import SprtOutcome, SprtProgress
@@ -120,7 +118,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
                       f"{settings.elo1:g} ({settings.model}), alpha {settings.alpha:g}, beta "
                       f"{settings.beta:g}, at most {settings.max_pairs:,} pairs", soft_wrap=True)
     print_referee(console, league)
-    line = ProgressLine(console, enabled=not quiet)
+    line = StatusLine(console, progress_text, enabled=not quiet)
     try:
         with line:
             outcome = run_sprt(settings, resume=resume, fresh=fresh, progress=line.update)
@@ -152,37 +150,6 @@ def progress_text(p: SprtProgress) -> str:
     return (f"{p.pairs:,}/{p.max_pairs:,} pairs  {list(p.pentanomial)}  LLR {p.llr:+.2f} "
             f"[{p.lower:.2f}, {p.upper:.2f}]  elo {e.text()}  "
             f"{p.games:,} games  {p.seconds:.0f} s")
-
-
-class ProgressLine:
-    """The live line of a running test: rich's transient status on a terminal; else plain lines,
-    as ``azul league run`` prints them (``PlainLines``)."""
-
-    def __init__(self, console: Console, enabled: bool = True):
-        self.console, self.enabled = console, enabled
-        self.status = None
-        self.plain = PlainLines(console, progress_text) if not console.is_terminal else None
-
-    def update(self, p: SprtProgress) -> None:
-        if not self.enabled:
-            return
-        if self.plain is not None:
-            self.plain.update(p)
-            return
-        if self.status is None:
-            self.status = self.console.status(progress_text(p))
-            self.status.start()
-        else:
-            self.status.update(progress_text(p))
-
-    def __enter__(self) -> ProgressLine:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.status is not None:
-            self.status.stop()
-        if self.plain is not None:
-            self.plain.close()
 
 
 def _verdict(console: Console, outcome: SprtOutcome) -> None:

@@ -3,7 +3,6 @@
 """
 from __future__ import annotations
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,7 +11,8 @@ import typer
 from rich.console import Console
 
 from .common import fail, print_json
-from .league import AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, print_referee, referee_text
+from .league import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, StatusLine, WorkersOpt, print_referee,
+                     referee_text)
 
 if TYPE_CHECKING:
     from tournament.tune import TuneOutcome, TuneProgress
@@ -50,7 +50,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
                       f"players: {config.pairs:,} pairs in {config.steps:,} steps of {config.batch}",
                       soft_wrap=True)
     print_referee(console, league)
-    line = _Line(console, enabled=not quiet)
+    line = StatusLine(console, progress_text, enabled=not quiet)
     try:
         with line:
             outcome = run_tune(config, resume=resume, fresh=fresh, address=address, mlflow=not no_mlflow,
@@ -74,29 +74,6 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
 def progress_text(p: TuneProgress) -> str:
     values = ", ".join(f"{k}={v:.4g}" for k, v in p.values.items())
     return f"step {p.steps:,}/{p.total_steps:,}  {p.pairs:,} pairs  {values}  {p.seconds:.0f} s"
-
-
-class _Line:
-    """The live line of a running tune (rich's transient status, on a terminal only)."""
-
-    def __init__(self, console: Console, enabled: bool = True):
-        self.console, self.enabled, self.status = console, enabled and console.is_terminal, None
-
-    def update(self, p: TuneProgress) -> None:
-        if not self.enabled:
-            return
-        if self.status is None:
-            self.status = self.console.status(progress_text(p))
-            self.status.start()
-        else:
-            self.status.update(progress_text(p))
-
-    def __enter__(self) -> _Line:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.status is not None:
-            self.status.stop()
 
 
 def _show(console: Console, outcome: TuneOutcome) -> None:

@@ -52,6 +52,17 @@ def test_a_smoke_tune_through_the_command(tmp_path):
     assert finish_command(run).startswith(f"azul tune {run / 'tune.yaml'} --out {tmp_path} --resume")
 
 
+def test_progress_off_a_terminal_is_plain_lines(tmp_path):
+    """Not a terminal (CliRunner): the first step's line and the last are printed, as sprt's are."""
+    result = runner.invoke(app, ["tune", str(tune_file(tmp_path)), "--workers", "0", "--no-mlflow"])
+    assert result.exit_code == 0, result.output
+    steps = [line for line in result.stdout.splitlines() if line.startswith("step ")]
+    assert steps and steps[-1].startswith("step 3/3  12 pairs") and "line=" in steps[-1]
+    (tmp_path / "q").mkdir()
+    quiet = runner.invoke(app, ["tune", str(tune_file(tmp_path / "q")), "--workers", "0", "--no-mlflow", "-q"])
+    assert quiet.exit_code == 0 and not any(line.startswith("step ") for line in quiet.stdout.splitlines())
+
+
 def test_a_pair_is_one_deal_with_theta_plus_and_minus_swapped(tmp_path):
     """3 players: theta+ and theta- trade seats within a pair, the field keeps its seat."""
     config = parse_tune(yaml.safe_load(tune_file(tmp_path, players=3, pairs=6, batch=3).read_text()))
