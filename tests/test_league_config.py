@@ -12,12 +12,19 @@ ROOT = Path(__file__).resolve().parent.parent
 GOOD = {"bots": [{"type": "random", "seed": 1}, {"type": "greedy", "seed": 2}]}
 
 
-@pytest.mark.parametrize("name", ["quick", "league-2p", "league-4p", "gray"])
+@pytest.mark.parametrize("name", ["quick", "league-2p", "league-4p", "gray", "swiss", "gauntlet", "knockout"])
 def test_shipped_configs_load(name):
     config = load_config(ROOT / "configs" / f"{name}.yaml")
     assert config.name == name
     assert config.total_games > 0
     assert len({b.name for b in config.bots}) == len(config.bots)
+
+
+@pytest.mark.parametrize("name", ["swiss", "gauntlet", "knockout"])
+def test_shipped_event_configs_are_their_format(name):
+    config = load_config(ROOT / "configs" / f"{name}.yaml")
+    assert config.format == name
+    assert all(c in {b.name for b in config.bots} for c in config.challengers or [])
 
 
 def test_quick_has_the_four_kinds_of_bot():
