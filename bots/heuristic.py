@@ -8,7 +8,7 @@ from engine.notation import MOVES
 
 from ._policies import Policy
 from .base import Bot, CompiledForm
-from .registry import Param, register
+from .registry import Param, changed_parameters, register, register_preset
 
 WEIGHTS = ("line", "later", "column", "row", "colour_set", "floor_risk", "marker", "denial", "reply")
 
@@ -47,10 +47,10 @@ class HeuristicBot(Bot):
 
     @property
     def name(self) -> str:
-        """``heuristic``, with the weights that differ from the defaults: ``heuristic(denial=0.8)``."""
-        defaults = HeuristicBot.__init__.__kwdefaults__
-        changed = [f"{k}={v:g}" for k, v in self.weights.items() if v != defaults[k]]
-        return f"heuristic({', '.join(changed)})" if changed else "heuristic"
+        """``heuristic``, with the weights that differ from the defaults: ``heuristic(denial=0.8)``
+        (a preset's: ``heuristic-4p(marker=2)``)."""
+        changed = [f"{k}={v:g}" for k, v in changed_parameters(self, self.weights).items()]
+        return f"{self.type_name}({', '.join(changed)})" if changed else self.type_name
 
     def reset(self) -> None:
         self._policy.reseed(self.seed)
@@ -79,33 +79,6 @@ PRESETS: dict[str, dict[str, float]] = {
 }
 
 
-def _preset(type_name: str, weights: dict[str, float]) -> type[HeuristicBot]:
-    """A registered subclass of the heuristic whose weights default to ``weights``."""
-    import inspect
-    import typing
-
-    signature = inspect.signature(HeuristicBot.__init__)
-
-    class Preset(HeuristicBot):
-        __doc__ = f"The heuristic with the weights tuned for {type_name[-2:]} (docs/tune.md)."
-
-        def __init__(self, seed: int = 0, **given):
-            super().__init__(seed, **{**weights, **given})
-
-        compiled_form = HeuristicBot.compiled_form  # plays as the heuristic does (bots.base: declared anew)
-
-        @property
-        def name(self) -> str:
-            changed = [f"{k}={v:g}" for k, v in self.weights.items() if v != weights.get(k, self.weights[k])]
-            return f"{type_name}({', '.join(changed)})" if changed else type_name
-
-    Preset.__init__.__signature__ = signature.replace(parameters=[
-        p.replace(default=weights[p.name]) if p.name in weights else p for p in signature.parameters.values()])
-    Preset.__init__.__annotations__ = typing.get_type_hints(HeuristicBot.__init__, include_extras=True)
-    Preset.__name__ = Preset.__qualname__ = "Heuristic" + type_name.rpartition("-")[2].upper()
-    globals()[Preset.__name__] = Preset  # importable by its name (bots.heuristic:Heuristic4P)
-    return register(type_name)(Preset)
-
-
 for _name, _weights in PRESETS.items():
-    _preset(_name, _weights)
+    register_preset(_name, HeuristicBot, _weights,
+                    f"The heuristic with the weights tuned for {_name[-2:]} (docs/tune.md).")

@@ -15,7 +15,7 @@ from engine.notation import MOVES
 from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
 from .heuristic import Column, ColourSet, Later, Line, Marker, Row
-from .registry import Param, bot_parameters, check_params, register
+from .registry import Param, bot_parameters, changed_parameters, check_params, register, register_preset
 from .value_file import model_bytes
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
@@ -73,17 +73,16 @@ class MCTSBot(Bot):
 
     @property
     def name(self) -> str:
-        shown = {"iterations": self.iterations, "seconds": self.seconds}
-        for key, p in bot_parameters("mcts").items():
-            if key not in shown and getattr(self, key) != p.default:
-                shown[key] = getattr(self, key)
+        values = {key: getattr(self, key) for key in bot_parameters("mcts")}
+        shown = {"iterations": self.iterations, "seconds": self.seconds,
+                 **changed_parameters(self, values)}
         if self.seconds is None:
             del shown["seconds"]
         else:
             del shown["iterations"]
         if "model" in shown:   # a file: its name (bot names hold no '/')
             shown["model"] = self.model.replace("\\", "/").rsplit("/", 1)[-1]
-        return "mcts(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
+        return f"{self.type_name}(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -141,3 +140,14 @@ class MCTSBot(Bot):
                          self.rollout, self.cutoff, self._evaluator, allowed)
         return self._search
 
+
+# ---------------------------------------------------------------- presets
+# The search's constants tuned by ``azul tune`` at 2 players (configs/tunes/mcts-2p.yaml, docs/tune.md
+# "Tuned values"), offered as a bot type of its own: ``mcts-2p:iterations=1000``. Tuned at 200
+# iterations a move; checked by SPRT at 200 and 1000 iterations and at 10 ms a move. MCTS's own
+# defaults do not change.
+PRESETS: dict[str, dict[str, float]] = {"mcts-2p": {"exploration": 0.1458, "value_scale": 2.598}}
+
+for _name, _values in PRESETS.items():
+    register_preset(_name, MCTSBot, _values,
+                    "MCTS with the exploration and value_scale tuned at 2 players (docs/tune.md).")

@@ -99,6 +99,41 @@ def register(type_name: str):
     return add
 
 
+def register_preset(type_name: str, base: type[Bot], defaults: dict[str, Any], doc: str) -> type[Bot]:
+    """Register ``type_name``: the bot ``base`` with ``defaults`` as its parameters' defaults (a
+    preset, such as the values ``azul tune`` found: docs/tune.md). A spec may still set any
+    parameter (``heuristic-4p:marker=2``); ``base``'s own defaults do not change. The class is
+    importable from ``base``'s module by its name (``bots.heuristic:Heuristic4P``)."""
+    import sys
+
+    names = {p.name for p in declared(base)}
+    unknown = sorted(set(defaults) - names)
+    if unknown:
+        raise TypeError(f"{type_name}: {base.__name__} has no parameter {unknown[0]!r}")
+    signature = inspect.signature(base.__init__)
+
+    def __init__(self, seed: int = 0, **given):
+        base.__init__(self, seed, **{**defaults, **given})
+
+    __init__.__signature__ = signature.replace(parameters=[
+        p.replace(default=defaults[p.name]) if p.name in defaults else p for p in signature.parameters.values()])
+    __init__.__annotations__ = typing.get_type_hints(base.__init__, include_extras=True)
+    body = {"__init__": __init__, "__doc__": doc, "__module__": base.__module__}
+    if "compiled_form" in vars(base):  # plays as its base does (a compiled form is declared anew: bots.base)
+        body["compiled_form"] = vars(base)["compiled_form"]
+    class_name = base.__name__.removesuffix("Bot") + type_name.rpartition("-")[2].upper()
+    preset = type(class_name, (base,), body)
+    setattr(sys.modules[base.__module__], class_name, preset)
+    return register(type_name)(preset)
+
+
+def changed_parameters(bot: Bot, values: dict[str, Any]) -> dict[str, Any]:
+    """Those of ``values`` (a bot's parameters by name) that differ from its type's defaults (a
+    preset's, for a preset): what its name shows."""
+    defaults = {p.name: p.default for p in declared(type(bot))}
+    return {k: v for k, v in values.items() if k not in defaults or v != defaults[k]}
+
+
 def bot_class(type_name: str) -> type[Bot]:
     """The class of a registered type name, or of a ``module:Class`` type (imported)."""
     if not isinstance(type_name, str):

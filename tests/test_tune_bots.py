@@ -2,6 +2,7 @@
 (bots/mcts.py, bots/_evaluators.pyx HeuristicValue): declared as the heuristic's, defaults
 unchanged, each one reaching the evaluation; and the heuristic's tuned presets (bots/heuristic.py)."""
 import math
+import pickle
 
 import pytest
 
@@ -70,3 +71,31 @@ def test_a_preset_is_the_heuristic_with_tuned_defaults():
             move = bot.act(state)
             assert move == same.act(state)
             state.play(move)
+
+
+def test_the_mcts_preset_is_mcts_with_tuned_constants():
+    from bots.mcts import PRESETS, MCTSBot
+    from bots.spec import bot_from_spec
+    from engine import new_game
+
+    assert bot_parameters("mcts")["exploration"].default != PRESETS["mcts-2p"]["exploration"]
+    bot = bot_from_spec("mcts-2p:iterations=60", seed=3)
+    assert isinstance(bot, MCTSBot) and bot.name == "mcts-2p(iterations=60)"
+    assert (bot.exploration, bot.value_scale) == (0.1458, 2.598)
+    assert bot_from_spec("mcts-2p:iterations=60,exploration=0.5", seed=3).name == \
+        "mcts-2p(iterations=60, exploration=0.5)"
+    assert pickle.loads(pickle.dumps(bot)).name == bot.name  # travels to Ray workers by its class
+    same = make_bot("mcts", seed=3, iterations=60, **PRESETS["mcts-2p"])
+    state = new_game(2, "colored", seed=4)
+    for _ in range(6):
+        move = bot.act(state)
+        assert move == same.act(state)
+        state.play(move)
+
+
+def test_a_preset_of_an_unknown_parameter_is_refused():
+    from bots.heuristic import HeuristicBot
+    from bots.registry import register_preset
+
+    with pytest.raises(TypeError, match="no parameter 'nope'"):
+        register_preset("heuristic-x", HeuristicBot, {"nope": 1.0}, "a mistake")
