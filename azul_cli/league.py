@@ -145,7 +145,7 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
     if summary.mlflow_run_id:
         from tournament.tracking import log_report
         try:
-            log_report(league, summary.mlflow_run_id, paths, result.ratings)
+            log_report(league, summary.mlflow_run_id, paths, result)
         except Exception as exc:  # noqa: BLE001 - as for the league's own MLflow logging
             console.print(f"warning: the report is not in MLflow ({type(exc).__name__}: {exc}); "
                           "the same command with --resume tries again", soft_wrap=True)
