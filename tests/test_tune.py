@@ -128,3 +128,12 @@ def test_damaged_yaml_is_a_one_line_error_naming_line_and_column(tmp_path):
                                  "--resume"])
     assert result.exit_code == 1 and result.stderr.strip().count("\n") == 0, result.output
     assert result.stderr.startswith(f"error: cannot resume: {saved}: line 2, column 1"), result.stderr
+
+
+def test_league_status_counts_a_tunes_games_against_its_pairs(tmp_path):
+    path = tune_file(tmp_path, players=3, field=["greedy"], pairs=2, batch=2)
+    result = runner.invoke(app, ["tune", str(path), "--workers", "0", "--no-mlflow"])
+    assert result.exit_code == 0, result.output
+    status = runner.invoke(app, ["league", "status", str(tmp_path / "t")])
+    assert status.exit_code == 0, status.output
+    assert "tune t: 4 of 4 games recorded, complete" in status.output, status.output  # not 3 x 2 of a round-robin

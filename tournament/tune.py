@@ -108,7 +108,7 @@ class TuneSchedule:
         self.config, self.progress, self.started = config, progress, start
         self.spsa = Spsa(list(config.params), config.pairs, config.seed)
         self.plan = steps(config.pairs, config.batch)
-        self.total = 2 * config.pairs
+        self.total = config.total_games
         self.entries = [b.to_dict() for b in league.bots]
         self.lineups = arrangements(config.players, "rotate")
         self.theta = self.spsa.start()

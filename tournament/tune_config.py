@@ -61,6 +61,11 @@ class TuneConfig:
     def steps(self) -> int:
         return math.ceil(self.pairs / self.batch)
 
+    @property
+    def total_games(self) -> int:
+        """The tune's games: a pair is theta+ and theta- on one deal, seats swapped (2 games)."""
+        return 2 * self.pairs
+
     def spec(self, values: dict[str, Any] | None = None) -> str:
         """The bot as a spec: its fixed parameters and ``values`` of the tuned ones."""
         return format_bot_spec(self.bot, {**self.fixed, **(values or {})})
