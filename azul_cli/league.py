@@ -150,7 +150,7 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
     if summary.mlflow_run_id:
         from tournament.tracking import log_report
         try:
-            log_report(league, summary.mlflow_run_id, paths, result.ratings)
+            log_report(league, summary.mlflow_run_id, paths, result)
         except Exception as exc:  # noqa: BLE001 - as for the league's own MLflow logging
             console.print(f"warning: the report is not in MLflow ({type(exc).__name__}: {exc}); "
                           "the same command with --resume tries again", soft_wrap=True)
@@ -177,19 +177,55 @@ def status(run_dir: RunDirArg) -> None:
     except (ValueError, OSError) as exc:  # a damaged part names itself and the repair
         fail(str(exc))
     console = Console(highlight=False)
-    if driver is not None:
-        state = f"being played now by a driver (pid {driver})"
-    elif tally.total >= league.total_games:
-        state = "complete"
-    else:
-        from tournament.finish import finish_command
-
-        state = f"incomplete (finish it with: {finish_command(run_dir)})"
-    console.print(f"league {league.name}: {tally.total:,} of {league.total_games:,} games recorded, {state}",
-                  soft_wrap=True)
+    console.print(_status_line(run_dir, league, tally.total, driver), soft_wrap=True)
     console.print(f"failures: {_failures(dict(tally.failures))}", soft_wrap=True)
     print_table(_standings_table(standings), console)
     _print_event(console, run_dir)
+
+
+def _status_line(run_dir: Path, league, recorded: int, driver: str | None) -> str:
+    """``<kind> NAME: X of T games recorded, <state>``, T by the run's kind
+    (``tournament.finish.planned_games``); an SPRT's games stop when it decides."""
+    from records.folder import run_kind
+    from tournament.finish import finish_command, planned_games
+
+    kind = run_kind(run_dir)
+    name = "SPRT" if kind == "sprt" else kind
+    unfinished = f"incomplete (finish it with: {finish_command(run_dir)})"
+    if kind == "sprt":
+        counted, state = _sprt_status(run_dir, recorded)
+        state = state or unfinished
+    else:
+        total = planned_games(run_dir, league)
+        counted = (f"{recorded:,} games recorded (the total is unknown: the folder no longer says)"
+                   if total is None else f"{recorded:,} of {total:,} games recorded")
+        state = "complete" if total is not None and recorded >= total else unfinished
+    if driver is not None:
+        state = f"being played now by a driver (pid {driver})"
+    return f"{name} {league.name}: {counted}, {state}"
+
+
+def _sprt_status(run_dir: Path, recorded: int) -> tuple[str, str | None]:
+    """An SPRT's games and where its test stands (``analysis.sprt_run``): the count, and
+    ``complete (...)`` once decided or at its most pairs (None while it goes on)."""
+    import yaml
+
+    from analysis.sprt_run import sprt_result
+
+    counted = f"{recorded:,} games recorded: an SPRT plays until it decides"
+    try:
+        result = sprt_result(run_dir)
+    except (ValueError, OSError, yaml.YAMLError):  # a damaged sprt.yaml: the count, and the command
+        result = None
+    if result is None:
+        return f"{counted} (its sprt.yaml is unreadable)", None
+    most, d = result.settings["max_pairs"], result.decision
+    counted += f", at most {most:,} pairs ({2 * most:,} games)"
+    if d.verdict != "undecided":
+        return counted, f"complete ({d.verdict} after {d.pairs:,} pairs)"
+    if d.pairs >= most:
+        return counted, f"complete (undecided after the most pairs, {most:,})"
+    return counted, None
 
 
 @app.command()

@@ -58,7 +58,7 @@ def moves(position: Position, line: OneLine = False, as_json: AsJson = False) ->
     state = load_position(position)
     legal = [str(m) for m in state.legal_moves()]
     if as_json:
-        typer.echo(json.dumps(legal))
+        print_json(legal, indent=None)
     elif not legal:
         why = "the game is over" if state.phase == "over" else "a deal is due (phase refill)"
         typer.echo(f"no legal moves: {why}", err=True)

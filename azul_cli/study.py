@@ -6,14 +6,13 @@ json`` prints SPEC 8's list (one object per intervention and metric).
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from .common import Format, FormatOpt, Players, Variant, VariantOpt, fail, json_rows, os_error_message
+from .common import Format, FormatOpt, Players, Variant, VariantOpt, fail, json_rows, os_error_message, print_json
 from .league import NoMlflowOpt, QuietOpt
 
 app = typer.Typer(name="study", no_args_is_help=True, pretty_exceptions_show_locals=False,
@@ -140,7 +139,7 @@ def _print(run_dir: Path, format: Format) -> None:
     except (ValueError, OSError) as exc:
         fail(str(exc))
     if format is Format.json:
-        typer.echo(json.dumps(json_rows(frame), indent=2))
+        print_json(json_rows(frame))
     elif format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     else:

@@ -32,7 +32,7 @@ import numpy as np
 import yaml
 
 from records.parts import has_records
-from tournament.config import parse_config
+from tournament.config import ConfigError, parse_config, read_yaml
 from tournament.runner import run_league
 from tournament.sprt import SprtSettings, run_sprt
 
@@ -78,9 +78,9 @@ class TrainConfig:
 def load_train_config(path: str | Path) -> TrainConfig:
     """The settings of a train config file (YAML); a TrainError names the file and the field."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise TrainError(f"{path}: cannot read it ({exc})") from None
+        data = read_yaml(path)
+    except ConfigError as exc:  # one line: the file, and the line and column of bad YAML
+        raise TrainError(str(exc)) from None
     if not isinstance(data, dict):
         raise TrainError(f"{path}: a train config is a mapping of fields")
     flat = dict(data)
@@ -135,8 +135,8 @@ def run_train(c: TrainConfig, *, resume: bool = False, log=print) -> list[dict]:
         if not resume:
             raise TrainError(f"{root} already holds a training run: add --resume to go on with it, "
                              "or choose another --out or name")
-        before = (root / SETTINGS).read_text(encoding="utf-8") if (root / SETTINGS).exists() else saved
-        changed = _changed(yaml.safe_load(before), asdict(c))
+        before = _saved_settings(root / SETTINGS) if (root / SETTINGS).exists() else asdict(c)
+        changed = _changed(before, asdict(c))
         if changed:
             raise TrainError(f"cannot resume {root}: started with other {', '.join(changed)}")
     root.mkdir(parents=True, exist_ok=True)
@@ -163,6 +163,18 @@ def run_train(c: TrainConfig, *, resume: bool = False, log=print) -> list[dict]:
 def current_model(lineage: list[dict]) -> str:
     """The model of the last accepted generation."""
     return [r for r in lineage if r["accepted"]][-1]["model"]
+
+
+def _saved_settings(path: Path) -> dict:
+    """The settings a training run started with (its train.yaml); a damaged file is a TrainError
+    of one line."""
+    try:
+        before = read_yaml(path)
+    except ConfigError as exc:
+        raise TrainError(f"cannot resume: {exc}") from None
+    if not isinstance(before, dict):
+        raise TrainError(f"cannot resume: {path}: not a mapping of settings")
+    return before
 
 
 def _changed(before: dict, now: dict) -> list[str]:

@@ -294,3 +294,24 @@ def test_each_command_checks_its_folders_once(synthetic, monkeypatch):
     checked.clear()
     result = runner.invoke(app, ["openings", str(synthetic)])
     assert checked == [synthetic] and "no moves records" in result.output
+
+
+def test_mlflow_withholds_what_the_report_withholds(tmp_path):
+    from mlflow.tracking import MlflowClient
+    from test_league_support import bot
+
+    data = league(tmp_path / "out", [bot("bad", "RaisingBot", after=1), "random"], name="faulty",
+                  deals=3, mlflow={"enabled": True})
+    config = tmp_path / "faulty.yaml"
+    config.write_text(yaml.safe_dump(data))
+    result = runner.invoke(app, ["league", "run", str(config), "--quiet"])
+    assert result.exit_code == 1 and "report:" in result.output, result.output
+    run_dir = tmp_path / "out" / "faulty"
+    elo = pl.read_csv(run_dir / "elo.csv")
+    assert elo.filter(pl.col("bot") == "bad")["rating"].is_null().all()
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'out'}/mlflow.db")
+    metrics = client.get_run((run_dir / "mlflow_run.txt").read_text().strip()).data.metrics
+    assert metrics["random.rating_2p"] == pytest.approx(
+        elo.filter(pl.col("bot") == "random")["rating"][0], abs=1e-3)
+    assert not [k for k in metrics if k.startswith("bad.rating_")], metrics
+    assert "first_move_2p" not in metrics  # every game ended by a forfeit: the edge is withheld

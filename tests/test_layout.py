@@ -144,3 +144,23 @@ def test_the_layer_check_sees_a_wrong_import(tmp_path):
     bad_py = tmp_path / "bad.py"
     bad_py.write_text("from ..tournament import runner\nfrom . import spec\n")
     assert "bots.spec" in imported(ast.parse(bad_py.read_text()), "bots")
+
+
+PRINTS = {"echo", "print"}  # typer.echo, print, console.print
+
+
+def test_every_json_a_command_prints_goes_through_print_json():
+    """Strict JSON once (``azul_cli.common.print_json``: no NaN or Infinity): no command prints a
+    ``json.dumps`` of its own."""
+    found = []
+    for path in python_files("azul_cli"):
+        if path.name == "common.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = node.func if isinstance(node, ast.Call) else None
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            if name in PRINTS and any(
+                    isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and a.func.attr == "dumps"
+                    for arg in node.args for a in ast.walk(arg)):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found

@@ -123,6 +123,18 @@ def test_resume_checks_the_config(tmp_path):
     assert fresh.done_before == 0 and fresh.played == 4
 
 
+def test_resume_names_a_damaged_saved_config_in_one_line(tmp_path):
+    data = league(tmp_path, ["random", "greedy"], deals=1)
+    summary = run(data)
+    saved = summary.run_dir / "config.yaml"
+    saved.write_text(saved.read_text() + "bots: [oops\n")
+    with pytest.raises(LeagueError) as caught:
+        run(data, resume=True)
+    text = str(caught.value)
+    assert "\n" not in text, text
+    assert re.match(rf"cannot resume: {re.escape(str(saved))}: line \d+, column \d+: not valid YAML", text), text
+
+
 def test_standings_rate_the_bots_with_the_analysis_fit(tmp_path):
     summary = run(league(tmp_path, ["random", "greedy", bot("bad", "RaisingBot", after=1)], deals=4))
     rows = {r.bot: r for r in summary.standings}

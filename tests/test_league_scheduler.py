@@ -6,9 +6,10 @@ from collections import Counter
 
 import pytest
 
+import tournament.scheduler as scheduler_module
 from tournament.scheduler import (GameSpec, Slice, arrangements, bot_game_seed, count_games, deal_seed,
                                   derive_seed, games_of, league_games, pack_games, round_seed, schedule,
-                                  self_tables, series_deal_seed, tables, unpack_games)
+                                  self_tables, series_deal_seed, table_games, tables, unpack_games)
 
 
 def test_tables_are_every_pair_or_subset():
@@ -142,3 +143,20 @@ def test_copies_of_a_bot_get_seeds_of_their_own():
     copies = [bot_game_seed(7, gid, c) for c in range(4)]
     assert len(set(copies)) == 4 and copies[1] == derive_seed(7, "game", gid, "copy", 1)
     assert all(0 <= c < 2**63 for c in copies)
+
+
+@pytest.mark.parametrize("match", ["game", "series"])
+def test_table_games_are_the_schedule_of_any_list_of_tables(match):
+    from tournament.config import parse_config
+    from tournament.events.gauntlet import gauntlet_schedule, gauntlet_tables
+
+    lineups = arrangements(2, "rotate")
+    assert list(table_games(tables(4, 2), 6, lineups, 3, 9, match == "series")) == list(
+        schedule(4, 2, 3, "rotate", seed=9, match=match))
+    config = parse_config({"bots": ["random", "greedy", "heuristic", {"name": "r2", "type": "random"}],
+                           "deals": 3, "seed": 9, "match": match, "format": "gauntlet", "challengers": ["r2"]})
+    ours = gauntlet_tables(4, 2, [3])
+    games = gauntlet_schedule(config).games
+    assert games == list(table_games(ours, len(ours), lineups, 3, 9, match == "series"))
+    assert {g.seats for g in games} == {(0, 3), (3, 0), (1, 3), (3, 1), (2, 3), (3, 2)}
+    assert not hasattr(scheduler_module, "_games")  # the one public name, no alias

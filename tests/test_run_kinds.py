@@ -143,3 +143,23 @@ def test_a_study_name_cannot_leave_out(tmp_path, name):
     result = runner.invoke(app, ["study", "run", str(path)])
     assert result.exit_code == 1 and f"{path}: name: must be a non-empty name" in result.output
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["inner", "runs", "study.yaml"]
+
+
+def test_league_status_counts_a_study_and_an_sprt_by_their_own_totals(tmp_path):
+    result = runner.invoke(app, ["study", "marker", "--bot", "greedy", "--deals", "1", "--out", str(tmp_path),
+                                 "--name", "m"])
+    assert result.exit_code == 0, result.output
+    status = runner.invoke(app, ["league", "status", str(tmp_path / "m")])
+    # a deal: the control game, and each of the 2 interventions in each of the 2 seats
+    assert status.exit_code == 0 and "study m: 5 of 5 games recorded, complete" in status.output, status.output
+    result = runner.invoke(app, ["sprt", "--bot", "greedy", "--bot", "random", "--elo1", "20", "--max-pairs", "2",
+                                 "--workers", "0", "--out", str(tmp_path), "--name", "s", "--no-mlflow"])
+    assert result.exit_code == 0, result.output
+    status = runner.invoke(app, ["league", "status", str(tmp_path / "s")])
+    assert status.exit_code == 0, status.output
+    assert ("SPRT s: 4 games recorded: an SPRT plays until it decides, at most 2 pairs (4 games), complete ("
+            in status.output), status.output
+    (tmp_path / "s" / "sprt.yaml").write_text("max_pairs: [2\n")  # damaged: the count, and the command
+    status = runner.invoke(app, ["league", "status", str(tmp_path / "s")])
+    assert status.exit_code == 0 and "SPRT s: 4 games recorded: an SPRT plays until it decides (its sprt.yaml is " \
+        "unreadable), incomplete (finish it with: azul sprt" in status.output, status.output

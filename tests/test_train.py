@@ -81,3 +81,18 @@ def test_a_bad_train_config_names_the_field(tmp_path):
     path.write_text("name: x\nwindows: 3\n", encoding="utf-8")
     with pytest.raises(TrainError, match="unknown field 'windows'"):
         load_train_config(path)
+
+
+def test_damaged_yaml_is_a_one_line_error_naming_line_and_column(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text("name: x\ngate: {max_pairs: 3\n", encoding="utf-8")
+    with pytest.raises(TrainError, match=r"t\.yaml: line \d+, column \d+: not valid YAML") as caught:
+        load_train_config(path)
+    assert "\n" not in str(caught.value)
+    path.write_text(f"name: x\nout: {tmp_path / 'out'}\n", encoding="utf-8")
+    saved = tmp_path / "out" / "x" / "train.yaml"  # the settings a run started with, damaged
+    saved.parent.mkdir(parents=True)
+    saved.write_text("seed: [3\n", encoding="utf-8")
+    with pytest.raises(TrainError, match=r"cannot resume: .*train\.yaml: line \d+, column \d+") as caught:
+        run_train(load_train_config(path), resume=True, log=lambda line: None)
+    assert "\n" not in str(caught.value)

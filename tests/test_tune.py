@@ -118,3 +118,33 @@ def test_a_stage_s_bots_stand_for_the_config_s():
         Stage([], [{"name": "b", "params": {}}]).config(config)
     with pytest.raises(ValueError, match="line must be"):
         Stage([], [{"name": "a", "params": {"line": 99}}]).config(config)
+
+
+def test_damaged_yaml_is_a_one_line_error_naming_line_and_column(tmp_path):
+    from test_league_support import league
+    from tournament.config import parse_config
+    from tournament.runner import run_league
+
+    path = tmp_path / "tune.yaml"
+    path.write_text("name: t\nparams: [line\n", encoding="utf-8")
+    result = runner.invoke(app, ["tune", str(path), "--workers", "0", "--no-mlflow"])
+    assert result.exit_code == 1 and result.stderr.strip().count("\n") == 0, result.output
+    assert result.stderr.startswith(f"error: {path}: line 3, column 1: not valid YAML"), result.stderr
+    (tmp_path / "a").mkdir()
+    path = tune_file(tmp_path / "a")  # a run folder with records and a damaged tune.yaml
+    run_league(parse_config(league(tmp_path, ["random", "greedy"], name="t", deals=1)), progress=False)
+    saved = tmp_path / "t" / "tune.yaml"
+    saved.write_text("bot: [heuristic\n", encoding="utf-8")
+    result = runner.invoke(app, ["tune", str(path), "--out", str(tmp_path), "--workers", "0", "--no-mlflow",
+                                 "--resume"])
+    assert result.exit_code == 1 and result.stderr.strip().count("\n") == 0, result.output
+    assert result.stderr.startswith(f"error: cannot resume: {saved}: line 2, column 1"), result.stderr
+
+
+def test_league_status_counts_a_tunes_games_against_its_pairs(tmp_path):
+    path = tune_file(tmp_path, players=3, field=["greedy"], pairs=2, batch=2)
+    result = runner.invoke(app, ["tune", str(path), "--workers", "0", "--no-mlflow"])
+    assert result.exit_code == 0, result.output
+    status = runner.invoke(app, ["league", "status", str(tmp_path / "t")])
+    assert status.exit_code == 0, status.output
+    assert "tune t: 4 of 4 games recorded, complete" in status.output, status.output  # not 3 x 2 of a round-robin

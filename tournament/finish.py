@@ -5,6 +5,10 @@
 league run CONFIG --resume``, an SPRT with ``azul sprt`` and its test's settings (from
 ``sprt.yaml`` and ``config.yaml``), a tune with ``azul tune`` and the ``tune.yaml`` it keeps, a study with ``azul study marker`` when its ``study.json`` says
 it is one, else a sentence (a study's other commands cannot be rebuilt from the folder).
+
+``planned_games(run_dir, config)`` is how many games that run plays in all, by the same kind:
+what ``azul league status`` counts the recorded games against (None for an SPRT, which plays
+until it decides).
 """
 from __future__ import annotations
 
@@ -57,6 +61,39 @@ def finish_command(run_dir: str | Path) -> str:
     return (f"the azul study command (or study file) that started this study, with --resume and "
             f"its records in {_line(where)} (azul study run FILE --out {shlex.quote(str(run_dir.parent))} "
             "--resume for a study file)")
+
+
+def planned_games(run_dir: str | Path, config) -> int | None:
+    """The games the run in ``run_dir`` plays in all, by its kind: a league's ``config.total_games``
+    (``config``: its saved config; an event's: the most it may play), a study's (rebuilt from its
+    ``study.json`` and the config's seed), a tune's (from its ``tune.yaml``); None for an SPRT (it
+    plays until it decides, at most its ``max_pairs`` pairs) or when the folder no longer says."""
+    run_dir = Path(run_dir)
+    kind = run_kind(run_dir)
+    if kind == "league":
+        return config.total_games
+    if kind == "tune":
+        from .config import ConfigError
+        from .tune_config import load_tune_file
+
+        try:
+            return load_tune_file(run_dir / "tune.yaml").total_games
+        except ConfigError:
+            return None
+    if kind == "study":
+        from .config import ConfigError
+        from .study import StudyConfig, study_games
+
+        study = _read(run_dir / "study.json", json.loads)
+        try:
+            labels = tuple(i["label"] for i in study["interventions"])
+            return len(study_games(StudyConfig(
+                name=run_dir.name, bot=study["bot"], interventions=labels, players=study["players"],
+                variant=study["variant"], deals=study["deals"], seats=tuple(study["seats"]),
+                field=tuple(study["field"]), seed=config.seed)))
+        except (ConfigError, KeyError, TypeError, ValueError):  # missing or not a study's
+            return None
+    return None
 
 
 def _read(path: Path, parse):

@@ -34,7 +34,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import yaml
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
@@ -46,7 +45,7 @@ from records.writer import BufferedWriter, Committed, read_committed
 
 from .backends import LeagueError, RayBackend, SerialBackend
 from .batches import BatchSizer, Listed, Slices
-from .config import IDENTITY, ConfigError, LeagueConfig, parse_config
+from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_yaml
 from .fastloop import why_python_referee
 from .finish import finish_command
 from .repair import RepairReport, drop_duplicate_games, repair
@@ -182,7 +181,11 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
             raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
                               "--fresh to start it over, or choose another --out")
         if saved.exists():
-            check_resumable(config, yaml.safe_load(saved.read_text(encoding="utf-8")), saved)
+            try:
+                before = read_yaml(saved)
+            except ConfigError as exc:  # one line: the file, the line and column
+                raise LeagueError(f"cannot resume: {exc}") from None
+            check_resumable(config, before, saved)
         report = repair(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id

@@ -237,15 +237,22 @@ def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
         first_table, at = divmod(at - round_robin_games, per_match)
         first_table += n_round_robin
     first_arrangement, skip = divmod(at, per_match)
-    games = _games(all_tables, n_round_robin, lineups, deals, seed, match == "series", first_deal,
-                   first_table, first_arrangement)
+    games = table_games(all_tables, n_round_robin, lineups, deals, seed, match == "series", first_deal,
+                        first_table, first_arrangement)
     return itertools.islice(games, skip, None)
 
 
-def _games(all_tables, n_round_robin, lineups, deals, seed, series, first_deal, first_table,
-           first_arrangement) -> Iterator[GameSpec]:
-    """``schedule``'s games from deal ``first_deal``, table ``first_table``, arrangement
-    ``first_arrangement`` on (tables and arrangements counted from 0 in every later deal)."""
+def table_games(all_tables: list[tuple[int, ...]], n_round_robin: int, lineups: list[tuple[int, ...]],
+                deals: int, seed: int, series: bool, first_deal: int = 0, first_table: int = 0,
+                first_arrangement: int = 0) -> Iterator[GameSpec]:
+    """The games of a list of tables (each a tuple of bot indices), deal by deal, table by table:
+    a round-robin table (the first ``n_round_robin``) in every seat arrangement of ``lineups``, a
+    later one (a self table) in arrangement 0 only; ids ``t<table>-d<deal>-a<arrangement>``, deal
+    seeds from ``seed``; with ``series``, each game as the two of its series (``series_games``).
+
+    ``schedule`` calls it with the round-robin's tables, a gauntlet with its own; lazy, from deal
+    ``first_deal``, table ``first_table``, arrangement ``first_arrangement`` on (tables and
+    arrangements counted from 0 in every later deal)."""
     seats_of = [itemgetter(*arr) for arr in lineups]  # a table's members in each seat (2+ seats: a tuple)
     tails = [_id_tail(a) for a in range(len(lineups))]
     heads = [_id_head(t) for t in range(len(all_tables))]

@@ -14,7 +14,9 @@ finished league is logged once however often it is resumed.
 ``log_report`` adds the league's report to that run (``azul league run`` calls it once the
 report is written): artifacts ``report/report.html``, ``report/elo.csv``, ``report/summary.md``
 and metrics ``<bot>.rating_<n>p`` with ``<bot>.rating_<n>p_low`` / ``_high`` (the report's
-ratings per player count, 95% interval) and ``first_move_<n>p`` (seat 0's edge). A resume of a
+ratings per player count, 95% interval) and ``first_move_<n>p`` (seat 0's edge), withheld as the
+report withholds them (``analysis.ratings``: no rating for a bot that forfeited most of its games,
+no edge where most games were forfeited). A resume of a
 finished league writes the report again and logs it again (the artifacts are replaced; each
 metric gets a new point).
 """
@@ -104,25 +106,31 @@ def log_league(config, run_dir: Path, summary) -> str:
     return run_id
 
 
-def log_report(config, run_id: str, paths: dict[str, Path], ratings: dict) -> None:
-    """Log the report's files and ratings (``{players: EloFit}``) to the league's MLflow run."""
+def log_report(config, run_id: str, paths: dict[str, Path], report) -> None:
+    """Log the report's files and ratings to the league's MLflow run (``report``: the collected
+    ``analysis.report.Report``). The withholding rule is the report's (``analysis.ratings``): a
+    withheld bot logs no rating, and a player count whose seat edges are withheld no
+    ``first_move``."""
     import math
 
     from mlflow.entities import Metric
     from mlflow.tracking import MlflowClient
 
+    from analysis.ratings import edge_withheld, withheld, withhold
+
     _quiet()
     client = MlflowClient(tracking_uri=tracking_uri(config))
     now = int(time.time() * 1000)
     metrics = []
-    for n, fit in sorted(ratings.items()):
-        for row in fit.table.iter_rows(named=True):
+    hidden = withheld(report.faults)
+    for n, fit in sorted(report.ratings.items()):
+        for row in withhold(fit.table, hidden).iter_rows(named=True):
             for field, suffix in (("rating", ""), ("low", "_low"), ("high", "_high")):
                 value = row[field]
                 if value is not None and not math.isnan(value):
                     metrics.append(Metric(metric_key(f"{row['bot']}.rating_{n}p{suffix}"),
                                           float(value), now, 0))
-        if not math.isnan(fit.first_move[0]):
+        if not math.isnan(fit.first_move[0]) and not edge_withheld(report.forfeited, n):
             metrics.append(Metric(f"first_move_{n}p", float(fit.first_move[0]), now, 0))
     for i in range(0, len(metrics), 1000):
         client.log_batch(run_id, metrics=metrics[i:i + 1000])

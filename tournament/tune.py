@@ -35,12 +35,12 @@ import yaml
 from records.parts import has_records
 
 from .backends import LeagueError
-from .config import ConfigError, LeagueConfig, parse_config
+from .config import ConfigError, LeagueConfig, parse_config, read_yaml
 from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, arrangements, deal_seed, derive_seed, game_id
 from .spsa import Spsa, rounded, steps, summary
 from .stages import Results, Stage
-from .tune_config import SAVED, TuneConfig, parse_tune
+from .tune_config import SAVED, TuneConfig
 
 TUNE_FILE = "tune.yaml"  # the tune as it started, in the run folder
 RESULT_FILE = "tune.json"  # the outcome, once the tune is finished
@@ -108,7 +108,7 @@ class TuneSchedule:
         self.config, self.progress, self.started = config, progress, start
         self.spsa = Spsa(list(config.params), config.pairs, config.seed)
         self.plan = steps(config.pairs, config.batch)
-        self.total = 2 * config.pairs
+        self.total = config.total_games
         self.entries = [b.to_dict() for b in league.bots]
         self.lineups = arrangements(config.players, "rotate")
         self.theta = self.spsa.start()
@@ -219,9 +219,12 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
     run_dir = run_dir_of(league)
     saved = config.saved()
     path = run_dir / TUNE_FILE
-    if has_records(run_dir) and not fresh:
-        before = _read_yaml(path)
-        if resume and isinstance(before, dict):
+    if resume and not fresh and has_records(run_dir) and path.exists():
+        try:
+            before = read_yaml(path)
+        except ConfigError as exc:  # one line: the file, the line and column
+            raise LeagueError(f"cannot resume: {exc}") from None
+        if isinstance(before, dict):
             changed = [k for k in SAVED if before.get(k) != saved[k]]
             if changed:
                 raise LeagueError(f"cannot resume {run_dir}: the tune differs from the one it was started "
@@ -274,19 +277,6 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     for name in (TUNE_FILE, RESULT_FILE, "tune.svg"):
         client.log_artifact(run_id, str(outcome.run_dir / name))
     return run_id
-
-
-def read_tune_file(run_dir: str | Path) -> TuneConfig | None:
-    """The tune a run folder holds (its tune.yaml), or None."""
-    data = _read_yaml(Path(run_dir) / TUNE_FILE)
-    return parse_tune(data, str(Path(run_dir) / TUNE_FILE)) if isinstance(data, dict) else None
-
-
-def _read_yaml(path: Path):
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return None
 
 
 def _write(path: Path, text: str) -> None:

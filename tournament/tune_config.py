@@ -24,13 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bots.registry import bot_parameters, check_params
 from bots.spec import format_bot_spec, parse_bot_spec
 from engine.rules import VARIANTS
 
-from .config import ConfigError, check_name
+from .config import ConfigError, check_name, read_yaml
 from .spsa import TunedParam, tuned_param
 
 KEYS = ("name", "bot", "fixed", "params", "players", "field", "variant", "pairs", "batch", "seed", "tail",
@@ -63,6 +61,11 @@ class TuneConfig:
     def steps(self) -> int:
         return math.ceil(self.pairs / self.batch)
 
+    @property
+    def total_games(self) -> int:
+        """The tune's games: a pair is theta+ and theta- on one deal, seats swapped (2 games)."""
+        return 2 * self.pairs
+
     def spec(self, values: dict[str, Any] | None = None) -> str:
         """The bot as a spec: its fixed parameters and ``values`` of the tuned ones."""
         return format_bot_spec(self.bot, {**self.fixed, **(values or {})})
@@ -79,10 +82,7 @@ class TuneConfig:
 def load_tune_file(path: str | Path, **overrides) -> TuneConfig:
     """A tune file read and checked; ``overrides`` (out, workers...) replace its fields when not
     None. A ConfigError says ``FILE: field: what is wrong`` in one line."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({str(exc).splitlines()[0]})") from None
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a tune file is a mapping of fields ({', '.join(KEYS)})")
     data.update({k: v for k, v in overrides.items() if v is not None})
