@@ -301,8 +301,8 @@ class _Tracker:
     def __init__(self, c: TrainConfig, root: Path):
         from mlflow.tracking import MlflowClient
 
-        from tournament.tracking import _quiet
-        _quiet()
+        from tournament.tracking import quiet
+        quiet()
         self.root = root
         uri = f"sqlite:///{(Path(c.out) / 'mlflow.db').resolve()}"
         self.client = MlflowClient(tracking_uri=uri)

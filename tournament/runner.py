@@ -273,11 +273,8 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         if summary.complete:
             _write_standings(run_dir, standings)
             if config.mlflow.enabled:
-                from .tracking import log_league
-                try:
-                    summary.mlflow_run_id = log_league(config, run_dir, summary)
-                except Exception as exc:  # the records are safe: say so, and leave MLflow to a rerun
-                    summary.mlflow_error = f"{type(exc).__name__}: {exc}"
+                from .tracking import log_league, logged
+                summary.mlflow_run_id, summary.mlflow_error = logged(lambda: log_league(config, run_dir, summary))
         return summary
 
 

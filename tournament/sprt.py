@@ -42,7 +42,7 @@ from .finish import finish_command
 from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, Slice, derive_seed, league_games
 from .stages import Results
-from .tracking import MLFLOW_RUN_FILE
+from .tracking import MLFLOW_RUN_FILE, logged
 
 STAGE_PAIRS = 16  # pairs in a stage of the test, at least
 STAGE_GROWTH = 4  # ... or the pairs so far over this, when that is more
@@ -338,10 +338,7 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
     outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
                           summary.played, summary=summary)
     if league.mlflow.enabled and not outcome.interrupted and (summary.played or not logged):
-        try:
-            outcome.mlflow_run_id = log_sprt(league, outcome)
-        except Exception as exc:  # the records are safe; MLflow is tried again on --resume
-            outcome.mlflow_error = f"{type(exc).__name__}: {exc}"
+        outcome.mlflow_run_id, outcome.mlflow_error = logged(lambda: log_sprt(league, outcome))
     return outcome
 
 
@@ -351,10 +348,10 @@ def log_sprt(league: LeagueConfig, outcome: SprtOutcome) -> str:
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
 
-    from .tracking import _quiet, log_league, tracking_uri
+    from .tracking import log_league, quiet, tracking_uri
 
     run_id = log_league(league, outcome.run_dir, outcome.summary)
-    _quiet()
+    quiet()
     client = MlflowClient(tracking_uri=tracking_uri(league))
     r = outcome.result.as_dict()
     now = int(time.time() * 1000)

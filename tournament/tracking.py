@@ -56,7 +56,18 @@ def metric_key(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-. /]", "_", text)
 
 
-def _quiet() -> None:
+def logged(log) -> tuple[str | None, str | None]:
+    """Run ``log`` (a step that logs to MLflow and returns the run id): ``(run id, None)``, or
+    ``(None, the error as text)``. The records are safe whatever MLflow does, and a rerun or
+    ``--resume`` tries again, so an MLflow failure is said, never raised."""
+    try:
+        return log(), None
+    except Exception as exc:  # noqa: BLE001  (any failure of MLflow or its store)
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def quiet() -> None:
+    """MLflow's and its store's INFO lines off (about its tables, at each start)."""
     for name in ("mlflow", "mlflow.store.db.utils", "alembic"):  # no INFO lines about its tables
         logging.getLogger(name).setLevel(logging.WARNING)
 
@@ -69,7 +80,7 @@ def log_league(config, run_dir: Path, summary) -> str:
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
 
-    _quiet()
+    quiet()
     uri = tracking_uri(config)
     client = MlflowClient(tracking_uri=uri)
     experiment = client.get_experiment_by_name(config.mlflow.experiment)
@@ -118,7 +129,7 @@ def log_report(config, run_id: str, paths: dict[str, Path], report) -> None:
 
     from analysis.ratings import edge_withheld, withheld, withhold
 
-    _quiet()
+    quiet()
     client = MlflowClient(tracking_uri=tracking_uri(config))
     now = int(time.time() * 1000)
     metrics = []

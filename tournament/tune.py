@@ -40,6 +40,7 @@ from .runner import LeagueSummary, run_dir_of, run_league
 from .scheduler import GameSpec, arrangements, deal_seed, derive_seed, game_id
 from .spsa import Spsa, rounded, steps, summary
 from .stages import Results, Stage
+from .tracking import logged
 from .tune_config import SAVED, TuneConfig
 
 TUNE_FILE = "tune.yaml"  # the tune as it started, in the run folder
@@ -246,10 +247,7 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
         done = outcome.as_dict()
         _write(run_dir / "tune.svg", path_figure(done["trajectory"], done["params"], done["start"]))
         if league.mlflow.enabled:
-            try:
-                outcome.mlflow_run_id = log_tune(league, outcome)
-            except Exception as exc:  # the records are safe; MLflow is tried again on --resume
-                outcome.mlflow_error = f"{type(exc).__name__}: {exc}"
+            outcome.mlflow_run_id, outcome.mlflow_error = logged(lambda: log_tune(league, outcome))
     return outcome
 
 
@@ -259,10 +257,10 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     from mlflow.entities import Metric, Param
     from mlflow.tracking import MlflowClient
 
-    from .tracking import _quiet, log_league, metric_key, tracking_uri
+    from .tracking import log_league, metric_key, quiet, tracking_uri
 
     run_id = log_league(league, outcome.run_dir, outcome.summary)
-    _quiet()
+    quiet()
     client = MlflowClient(tracking_uri=tracking_uri(league))
     now = int(time.time() * 1000)
     metrics = []
