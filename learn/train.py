@@ -32,7 +32,7 @@ import numpy as np
 import yaml
 
 from records.parts import has_records
-from tournament.config import ConfigError, parse_config, read_yaml
+from tournament.config import ConfigError, check_int, parse_config, read_yaml
 from tournament.runner import run_league
 from tournament.sprt import SprtSettings, run_sprt
 
@@ -108,9 +108,10 @@ def check(c: TrainConfig, where: str = "train") -> None:
     ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
             "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6)}
     for name, (lo, hi) in ints.items():
-        v = getattr(c, name)
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise TrainError(f"{where}: {name} must be a whole number from {lo} to {hi}, not {v!r}")
+        try:
+            check_int(getattr(c, name), name, lo, hi)  # the league's check
+        except ConfigError as exc:
+            raise TrainError(f"{where}: {exc}") from None
     if not (isinstance(c.hidden, list) and c.hidden and all(isinstance(h, int) and 1 <= h <= 256 for h in c.hidden)):
         raise TrainError(f"{where}: hidden must be a list of layer widths from 1 to 256, not {c.hidden!r}")
     if c.target not in TARGETS:

@@ -99,7 +99,7 @@ def test_resume_after_an_interruption_gives_the_same_trajectory(tmp_path):
 @pytest.mark.parametrize("fields, message", [
     ({"params": ["nope"]}, "params.nope: heuristic has no such parameter"),
     ({"params": {"line": {"min": 3, "max": 2}}}, "params.line.max: must be above min (3), not 2"),
-    ({"players": 5}, "players: must be a whole number from 2 to 4, not 5"),
+    ({"players": 5}, "players: must be from 2 to 4, not 5"),  # the league's check (config.check_int)
     ({"bot": "heuristic:denial=9"}, "fixed: heuristic: parameter denial must be a number from 0 to 2"),
     ({"speed": 1}, "speed: unknown field"),
     ({"players": 3, "field": ["greedy", "greedy"]}, "field: 1 bot spec(s) for the other seats"),

@@ -28,7 +28,7 @@ from bots.registry import bot_parameters, check_params
 from bots.spec import format_bot_spec, parse_bot_spec
 from engine.rules import VARIANTS
 
-from .config import ConfigError, check_name, read_yaml
+from .config import MAX_SEED, ConfigError, check_choice, check_int, check_name, check_out, read_yaml
 from .spsa import TunedParam, tuned_param
 
 KEYS = ("name", "bot", "fixed", "params", "players", "field", "variant", "pairs", "batch", "seed", "tail",
@@ -92,7 +92,7 @@ def load_tune_file(path: str | Path, **overrides) -> TuneConfig:
 def parse_tune(data: dict, source: str = "tune") -> TuneConfig:
     try:
         return _parse(data)
-    except _Field as exc:
+    except (_Field, ConfigError) as exc:  # the league's checks (check_int...) raise ConfigError
         raise ConfigError(f"{source}: {exc}") from None
 
 
@@ -124,21 +124,17 @@ def _parse(data: dict) -> TuneConfig:
         check_params(bot, fixed)
     except ValueError as exc:
         raise _Field(f"fixed: {exc}") from None
-    players = _int(data.get("players", 2), "players", 2, 4)
-    pairs = _int(data.get("pairs", 100), "pairs", 1)
-    batch = _int(data.get("batch", DEFAULT_BATCH), "batch", 1)
-    seed = _int(data.get("seed", 0), "seed", 0, 2**64 - 1)
-    variant = data.get("variant", "colored")
-    if variant not in VARIANTS:
-        raise _Field(f"variant: must be one of {', '.join(VARIANTS)}, not {variant!r}")
+    players = check_int(data.get("players", 2), "players", 2, 4)
+    pairs = check_int(data.get("pairs", 100), "pairs", 1)
+    batch = check_int(data.get("batch", DEFAULT_BATCH), "batch", 1)
+    seed = check_int(data.get("seed", 0), "seed", 0, MAX_SEED)
+    variant = check_choice(data.get("variant", "colored"), "variant", VARIANTS)
     tail = data.get("tail", DEFAULT_TAIL)
     if isinstance(tail, bool) or not isinstance(tail, (int, float)) or not 0 < tail <= 1:
         raise _Field(f"tail: the share of the last steps averaged, above 0 and at most 1, not {tail!r}")
-    out = data.get("out", "runs")
-    if not isinstance(out, str) or not out:
-        raise _Field(f"out: must be a folder name, not {out!r}")
+    out = check_out(data.get("out", "runs"))
     workers = data.get("workers")
-    workers = None if workers is None else _int(workers, "workers", 0)
+    workers = None if workers is None else check_int(workers, "workers", 0)
     given = _params(data.get("params"))
     params = []
     for pname, fields in given.items():
@@ -192,10 +188,3 @@ def _params(value: Any) -> dict[str, dict]:
             raise _Field(f"params.{pname}: a mapping of start, min, max, c_end, r_end, scale, not {fields!r}")
         out[str(pname)] = dict(fields or {})
     return out
-
-
-def _int(value: Any, where: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        span = f"{low} or more" if high is None else f"from {low} to {high}"
-        raise _Field(f"{where}: must be a whole number {span}, not {value!r}")
-    return value
