@@ -15,12 +15,13 @@ folder and checked by its run id: a folder moved or replaced is an error naming 
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import polars as pl
+
+from records.folder import replace_text
 
 LIST_FILE = "list.json"
 
@@ -132,10 +133,8 @@ class RatingList:
         return version
 
     def _save(self) -> None:
-        tmp = self.folder / f".{LIST_FILE}.tmp"
-        tmp.write_text(json.dumps({"versions": [v.to_dict() for v in self.versions]}, indent=2) + "\n",
-                       encoding="utf-8")
-        os.replace(tmp, self.folder / LIST_FILE)
+        replace_text(self.folder / LIST_FILE,
+                     json.dumps({"versions": [v.to_dict() for v in self.versions]}, indent=2) + "\n")
 
     def version(self, number: int | None = None) -> Version:
         if not self.versions:

@@ -12,7 +12,6 @@ previous report (or none), never half of one.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+
+from records.folder import replace_text
 
 from . import stats
 from .bootstrap import check_count
@@ -63,12 +64,7 @@ def write_report(report: Report, out_dir: str | Path) -> dict[str, Path]:
              "summary.md": render_summary(report)}
     paths = {}
     for name, text in texts.items():
-        tmp = out / f".{name}.tmp"
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, out / name)
-        finally:
-            tmp.unlink(missing_ok=True)
+        replace_text(out / name, text)
         paths[name] = out / name
     return paths
 

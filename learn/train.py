@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from records.folder import replace_text
 from records.parts import has_records
 from tournament.config import ConfigError, check_int, parse_config, read_yaml
 from tournament.runner import run_league
@@ -184,9 +185,7 @@ def _changed(before: dict, now: dict) -> list[str]:
 
 
 def _save(path: Path, lineage: list[dict]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(lineage, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    replace_text(path, json.dumps(lineage, indent=1) + "\n")
 
 
 def _generation_zero(c: TrainConfig, root: Path, log) -> dict:

@@ -88,15 +88,26 @@ def saved_run_id(run_dir: str | Path) -> str | None:
         raise ValueError(f"{path}: not a run file ({exc}); it should hold {{\"run_id\": ...}}") from None
 
 
+def replace_text(path: Path, text: str) -> None:
+    """Write ``text`` at ``path`` under a temporary name, then rename it there: a reader (or a
+    kill) finds the old file or the new one, never half of one. The run folder's small files
+    (run.json, config.yaml, sprt.yaml, study.json, tune.json, standings...) are written so."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def save_run_id(run_dir: Path, run_id: str, referee: str | None = None, kind: str | None = None) -> None:
     """``run.json``: the run's id, (``referee``) who played its games: ``compiled``, ``python``
     or ``mixed`` (tournament/runner.py), and (``kind``) what the run is: one of ``KINDS``."""
     if kind is not None and kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {})}
-    tmp = run_dir / f".{RUN_FILE}.tmp"
-    tmp.write_text(json.dumps(record) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / RUN_FILE)
+    replace_text(run_dir / RUN_FILE, json.dumps(record) + "\n")
 
 
 def run_kind(run_dir: str | Path) -> str:

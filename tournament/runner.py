@@ -37,7 +37,8 @@ import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
-from records.folder import RUN_FILE, RunInUse, new_run_id, run_id_of, run_kind, save_run_id, take_lock
+from records.folder import (RUN_FILE, RunInUse, new_run_id, replace_text, run_id_of, run_kind, save_run_id,
+                            take_lock)
 from records.parts import has_records
 from records.read import done_game_ids
 from records.tables import build_table, empty_table, with_columns
@@ -192,9 +193,7 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     done = done_game_ids(run_dir)
     save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)),
                 kind)
-    tmp = run_dir / f".{CONFIG_FILE}.tmp"
-    tmp.write_text(config.to_yaml(), encoding="utf-8")
-    os.replace(tmp, saved)
+    replace_text(saved, config.to_yaml())
     if summary is not None:
         summary.run_id, summary.repair = run_id, report
     return done
@@ -482,15 +481,12 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
 
 def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:
     import csv
-    import json
+    import io
 
-    tmp = run_dir / f".{STANDINGS_FILE}.tmp"
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(BotStanding.__dataclass_fields__))
-        w.writeheader()
-        for row in standings:
-            w.writerow(row.as_dict())
-    os.replace(tmp, run_dir / STANDINGS_FILE)
-    tmp = run_dir / ".standings.json.tmp"
-    tmp.write_text(json.dumps([r.as_dict() for r in standings], indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / "standings.json")
+    text = io.StringIO(newline="")
+    w = csv.DictWriter(text, fieldnames=list(BotStanding.__dataclass_fields__))
+    w.writeheader()
+    for row in standings:
+        w.writerow(row.as_dict())
+    replace_text(run_dir / STANDINGS_FILE, text.getvalue())
+    replace_text(run_dir / "standings.json", json.dumps([r.as_dict() for r in standings], indent=2) + "\n")

@@ -17,7 +17,6 @@ from the records) plays exactly the games an uninterrupted run plays, to the sam
 from __future__ import annotations
 
 import math
-import os
 import re
 import time
 from collections.abc import Callable
@@ -29,7 +28,7 @@ import yaml
 
 from analysis import sprt
 from analysis.sprt_run import SPRT_FILE, SprtResult, in_order, pair_cells, sprt_result
-from records.folder import lock_holder, run_kind
+from records.folder import lock_holder, replace_text, run_kind
 from records.parts import has_records
 
 from .backends import LeagueError
@@ -329,9 +328,7 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
     if holder is not None:
         raise LeagueError(f"{run_dir}: another driver (pid {holder}) is writing this run")
     run_dir.mkdir(parents=True, exist_ok=True)
-    tmp = run_dir / f".{SPRT_FILE}.tmp"
-    tmp.write_text(yaml.safe_dump(saved, sort_keys=False), encoding="utf-8")
-    os.replace(tmp, path)
+    replace_text(path, yaml.safe_dump(saved, sort_keys=False))
     logged = (run_dir / MLFLOW_RUN_FILE).exists()
     summary = run_league(league, resume=resume, fresh=fresh, on_written=on_written,
                          schedule=SprtSchedule(league, saved, progress, started), kind="sprt")

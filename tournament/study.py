@@ -17,7 +17,6 @@ that plays it. ``analysis.studies`` pairs them. Method and findings: docs/studie
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 import dataclasses
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any
 from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
+from records.folder import replace_text
 from records.parts import has_records
 
 from engine.errors import shown
@@ -241,6 +241,4 @@ def write_study_file(study: StudyConfig, run_dir: Path) -> None:
               "interventions": [{"label": label, "spec": study.treatment_spec(label),
                                  "observe": parse_intervention(_params(label)).observe()}
                                 for label in study.labels]}
-    tmp = run_dir / f".{STUDY_FILE}.tmp"
-    tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, run_dir / STUDY_FILE)
+    replace_text(run_dir / STUDY_FILE, json.dumps(record, indent=2) + "\n")

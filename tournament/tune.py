@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import yaml
 
+from records.folder import replace_text
 from records.parts import has_records
 
 from .backends import LeagueError
@@ -235,17 +235,17 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
         for name in (RESULT_FILE, "tune.svg"):
             (run_dir / name).unlink(missing_ok=True)
     if fresh or not has_records(run_dir) or not path.exists():
-        _write(run_dir / TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
+        replace_text(run_dir / TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
     schedule = TuneSchedule(config, league, progress, started)
     summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind="tune")
     outcome = TuneOutcome(run_dir, config, schedule.done, time.perf_counter() - started, summary_.interrupted,
                           summary_.played, summary_)
     if summary_.complete:
-        _write(run_dir / RESULT_FILE, json.dumps(outcome.as_dict(), indent=1) + "\n")
+        replace_text(run_dir / RESULT_FILE, json.dumps(outcome.as_dict(), indent=1) + "\n")
         from analysis.tune import path_figure
 
         done = outcome.as_dict()
-        _write(run_dir / "tune.svg", path_figure(done["trajectory"], done["params"], done["start"]))
+        replace_text(run_dir / "tune.svg", path_figure(done["trajectory"], done["params"], done["start"]))
         if league.mlflow.enabled:
             outcome.mlflow_run_id, outcome.mlflow_error = logged(lambda: log_tune(league, outcome))
     return outcome
@@ -275,9 +275,3 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     for name in (TUNE_FILE, RESULT_FILE, "tune.svg"):
         client.log_artifact(run_id, str(outcome.run_dir / name))
     return run_id
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
