@@ -78,6 +78,8 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
                       f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
                       f"{league.total_games:,} games", soft_wrap=True)
+        if league.seating_note():
+            console.print(f"warning: {league.seating_note()}", soft_wrap=True, markup=False)
         print_referee(console, league)
         with ProgressBar(console, enabled=not quiet) as bar:
             summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update)

@@ -217,7 +217,7 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
              "params": {"evaluator": "value", "iterations": c.iterations, "model": current}}]
     bots += [{"name": f"opponent{i}", **_entry(s)} for i, s in enumerate(c.opponents)]
     league = parse_config({"name": "selfplay", "players": c.players, "variant": c.variant, "deals": c.deals,
-                           "seats": "rotate", "self_play": True, "seed": c.seed * 1000 + g, "out": str(gen),
+                           "seats": "balanced", "self_play": True, "seed": c.seed * 1000 + g, "out": str(gen),
                            "bots": bots, "mlflow": {"enabled": False}}, source=f"generation {g}")
     league = league.with_overrides(workers=c.workers, address=c.address)
     summary = run_league(league, resume=has_records(gen / "selfplay"))

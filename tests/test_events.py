@@ -27,7 +27,8 @@ from tournament.scheduler import GameSpec
 
 def event(n: int, players: int = 2, **keys):
     bots = [{"name": f"b{i:02d}", "type": "random", "seed": i} for i in range(n)]
-    return parse_config({"name": "e", "players": players, "deals": 1, "bots": bots, **keys})
+    deals = 2 if players == 4 else 1  # the balanced seating's block at 4 players
+    return parse_config({"name": "e", "players": players, "deals": deals, "bots": bots, **keys})
 
 
 def rows_of(stages, results):

@@ -36,7 +36,7 @@ def test_quick_has_the_four_kinds_of_bot():
 def test_defaults_are_filled_in_and_round_trip():
     config = parse_config(GOOD, default_name="x")
     resolved = config.to_dict()
-    assert resolved["name"] == "x" and resolved["players"] == 2 and resolved["seats"] == "rotate"
+    assert resolved["name"] == "x" and resolved["players"] == 2 and resolved["seats"] == "balanced"
     assert [b["name"] for b in resolved["bots"]] == ["random", "greedy"]
     again = parse_config(yaml.safe_load(config.to_yaml()))
     assert again == config

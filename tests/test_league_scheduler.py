@@ -9,7 +9,7 @@ import pytest
 import tournament.scheduler as scheduler_module
 from tournament.scheduler import (GameSpec, Slice, arrangements, bot_game_seed, count_games, deal_seed,
                                   derive_seed, games_of, league_games, pack_games, round_seed, schedule,
-                                  self_tables, series_deal_seed, table_games, tables, unpack_games)
+                                  seat_blocks, self_tables, series_deal_seed, table_games, tables, unpack_games)
 
 
 def test_tables_are_every_pair_or_subset():
@@ -150,7 +150,7 @@ def test_table_games_are_the_schedule_of_any_list_of_tables(match):
     from tournament.config import parse_config
     from tournament.events.gauntlet import gauntlet_schedule, gauntlet_tables
 
-    lineups = arrangements(2, "rotate")
+    lineups = seat_blocks(2, "rotate")
     assert list(table_games(tables(4, 2), 6, lineups, 3, 9, match == "series")) == list(
         schedule(4, 2, 3, "rotate", seed=9, match=match))
     config = parse_config({"bots": ["random", "greedy", "heuristic", {"name": "r2", "type": "random"}],

@@ -30,10 +30,12 @@ BOTS = ["random", "greedy", "heuristic",
         {"name": "mcts-40", "type": "mcts", "seed": 9, "params": {"iterations": 40}}]
 LEAGUES = {
     "2p-colored-series-self": dict(players=2, variant="colored", deals=2, match="series", self_play=True),
-    "4p-gray-self": dict(players=4, variant="gray", deals=2, self_play=True),
-    "3p-gray-series": dict(players=3, variant="gray", deals=1, match="series"),
+    # the 3- and 4-player leagues keep the seating they were stored with (the balanced default's
+    # games are rotate's and more: tests/test_seating.py)
+    "4p-gray-self": dict(players=4, variant="gray", deals=2, self_play=True, seats="rotate"),
+    "3p-gray-series": dict(players=3, variant="gray", deals=1, match="series", seats="rotate"),
     "2p-gray": dict(players=2, variant="gray", deals=2),
-    "4p-colored-series": dict(players=4, variant="colored", deals=1, match="series"),
+    "4p-colored-series": dict(players=4, variant="colored", deals=1, match="series", seats="rotate"),
 }
 
 

@@ -19,7 +19,7 @@ from bots.spec import parse_bot_spec
 from engine.errors import shown
 from engine.rules import VARIANTS
 
-from .scheduler import MATCHES, SEAT_MODES, count_games, derive_seed
+from .scheduler import MATCHES, SEAT_MODES, count_games, deal_block, derive_seed
 
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
             "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee",
@@ -76,7 +76,7 @@ class LeagueConfig:
     players: int = 2
     variant: str = "colored"
     deals: int = 10
-    seats: str = "rotate"
+    seats: str = "balanced"
     seed: int = 0
     out: str = "runs"
     time_limit: float | None = None
@@ -105,6 +105,14 @@ class LeagueConfig:
             return event_schedule(self).total
         return count_games(len(self.bots), self.players, self.deals, self.seats, self.match,
                            self.self_play)
+
+    def seating_note(self) -> str | None:
+        """A one-line warning for ``seats: rotate`` at 3 and 4 players, else None."""
+        if self.seats != "rotate" or self.players < 3:
+            return None
+        return (f"seats: rotate at {self.players} players: each bot always follows the same bot, fixed by the "
+                "order of bots: in the config (ratings can move by 100 Elo with that order); seats: balanced "
+                "seats every bot after every other equally often")
 
     def event_settings(self) -> dict[str, Any]:
         """``format`` and its key, for an event (``to_dict`` has them then); {} for a round-robin."""
@@ -218,7 +226,11 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     players = _int(data.get("players", 2), "players", 2, 4)
     variant = _choice(data.get("variant", "colored"), "variant", VARIANTS)
     deals = _int(data.get("deals", 10), "deals", 1)
-    seats = _choice(data.get("seats", "rotate"), "seats", SEAT_MODES)
+    seats = _choice(data.get("seats", "balanced"), "seats", SEAT_MODES)
+    if deals % deal_block(players, seats):
+        raise _FieldError("deals", f"must be even at {players} players with seats: {seats} (its seatings "
+                                   f"balance who follows whom over each pair of deals), not {deals}; "
+                                   f"or seats: permute (24 games a deal)")
     match = _choice(data.get("match", "game"), "match", MATCHES)
     self_play = data.get("self_play", False)
     if not isinstance(self_play, bool):

@@ -50,7 +50,7 @@ from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_yaml
 from .fastloop import why_python_referee
 from .finish import finish_command
 from .repair import RepairReport, drop_duplicate_games, repair
-from .scheduler import GameSpec, Slice, event_columns, games_of, league_games, series_id
+from .scheduler import GameSpec, Slice, event_columns, games_of, league_games, seat_blocks, series_id
 from .stages import Recorded, Schedule, Stage, stages_of
 from .standings import BotStanding, Tally, league_standings, league_tally
 
@@ -219,7 +219,9 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
     except ConfigError as exc:
         raise LeagueError(f"cannot resume: {exc}") from None
     now, then = config.to_dict(), before.to_dict()
-    changed = [k for k in IDENTITY if now.get(k) != then.get(k)]
+    changed = [k for k in IDENTITY if now.get(k) != then.get(k)
+               and not (k == "seats" and seat_blocks(config.players, config.seats)
+                        == seat_blocks(before.players, before.seats))]  # at 2 players every mode is one
     if config.format != "round-robin" and config.deals != before.deals:  # an event's deals are its games'
         changed.append("deals")
     if changed:

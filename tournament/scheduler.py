@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from ._seeds import seed_of
 
-SEAT_MODES = ("rotate", "permute")
+SEAT_MODES = ("balanced", "rotate", "permute")
 MATCHES = ("game", "series")  # a league's match unit: one game, or a two-game series
 SERIES_GAMES = 2
 
@@ -71,17 +71,61 @@ def bot_game_seed(bot_seed: int, game_id: str, copy: int = 0) -> int:
     return derive_seed(bot_seed, "game", game_id, "copy", copy)
 
 
-def arrangements(players: int, seats: str) -> list[tuple[int, ...]]:
-    """Seat arrangements of a table: ``arr[s]`` is the table member (0..players-1) in seat s.
+def arrangements(players: int, seats: str, deal: int = 0) -> list[tuple[int, ...]]:
+    """Seat arrangements of a table on deal ``deal``: ``arr[s]`` is the table member
+    (0..players-1) in seat s. Arrangement 0 is the identity on every even deal.
 
-    ``rotate``: every cyclic rotation (``players`` of them); ``permute``: every permutation
-    (``players!``). Arrangement 0 is the identity.
+    ``balanced`` (the default): every member sits in every seat equally often and follows every
+    other member equally often (docs/league.md, "Seating"). At 2 players the 2 rotations; at 3 the
+    6 permutations (the two cyclic orders, each in its 3 rotations); at 4, 12 seatings a deal, over
+    each pair of deals 24 (``balanced_cycles``), so a 4-player league plays an even number of
+    deals. ``rotate``: every cyclic rotation (``players`` of them): at 3 and 4 players each member
+    then always follows the same one, fixed by the config's order. ``permute``: every permutation
+    (``players!``).
     """
+    if seats == "balanced":
+        blocks = balanced_cycles(players)
+        return [c[r:] + c[:r] for c in blocks[deal % len(blocks)] for r in range(players)]
     if seats == "rotate":
         return [tuple((s + r) % players for s in range(players)) for r in range(players)]
     if seats == "permute":
         return list(itertools.permutations(range(players)))
     raise ValueError(f"seats must be one of {', '.join(SEAT_MODES)}, not {seats!r}")
+
+
+def balanced_cycles(players: int) -> list[list[tuple[int, ...]]]:
+    """The cyclic orders (who follows whom) ``balanced`` seats a table in, one list per deal of
+    its block; each is played in every rotation.
+
+    At 2 and 3 players one deal plays every cyclic order: (0, 1) at 2; (0, 1, 2) and (0, 2, 1) at
+    3. At 4 players the six cyclic orders cost 24 games a deal, and no set of them in which every
+    member follows every other exactly once exists (12 ordered pairs, 4 per order: it would take
+    three orders, and none of the three sets does it). So the block is two deals: the first plays
+    three orders in which every unordered pair of members sits side by side twice, the second
+    their reverses; over the pair of deals every member follows every other in 2 orders, 8 games.
+    """
+    if players == 4:
+        first = [(0, 1, 2, 3), (0, 2, 3, 1), (0, 3, 1, 2)]
+        return [first, [(c[0],) + c[:0:-1] for c in first]]
+    base = tuple(range(players))
+    return [[base] if players < 3 else [base, (0,) + base[:0:-1]]]
+
+
+def deal_block(players: int, seats: str) -> int:
+    """How many deals the seating takes to balance: 2 for ``balanced`` at 4 players, else 1."""
+    return len(balanced_cycles(players)) if seats == "balanced" else 1
+
+
+def seat_blocks(players: int, seats: str) -> list[list[tuple[int, ...]]]:
+    """The arrangements of each deal of the seating's block (``table_games`` plays deal d in
+    ``seat_blocks(...)[d % len]``)."""
+    return [arrangements(players, seats, d) for d in range(deal_block(players, seats))]
+
+
+def seat_cycle(players: int, seats: str) -> list[tuple[int, ...]]:
+    """The arrangements of a whole block of deals in turn: for a schedule that seats a table once
+    a deal (the tune's field) and so balances over ``len(seat_cycle(...))`` deals."""
+    return [a for block in seat_blocks(players, seats) for a in block]
 
 
 def tables(n_bots: int, players: int, self_play: bool = False) -> list[tuple[int, ...]]:
@@ -203,7 +247,7 @@ def count_games(n_bots: int, players: int, deals: int, seats: str, match: str = 
                 self_play: bool = False) -> int:
     """How many games a league has: tables x deals x arrangements (x 2 for series), plus with
     ``self_play`` one game per bot and deal (x 2 for series)."""
-    n_arr = players if seats == "rotate" else math.factorial(players)
+    n_arr = len(arrangements(players, seats))
     per_match = SERIES_GAMES if match == "series" else 1
     self_games = n_bots * deals if self_play else 0
     return (math.comb(n_bots, players) * deals * n_arr + self_games) * per_match
@@ -225,7 +269,8 @@ def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
     all_tables = tables(n_bots, players)
     n_round_robin = len(all_tables)
     all_tables += self_tables(n_bots, players) if self_play else []
-    lineups = arrangements(players, seats)
+    blocks = seat_blocks(players, seats)
+    lineups = blocks[0]  # every deal of the block has as many
     per_match = SERIES_GAMES if match == "series" else 1
     # where ``start`` falls: its deal, then its table (a round-robin table plays every lineup, a
     # self table one), its lineup, and its game of the series
@@ -237,32 +282,33 @@ def schedule(n_bots: int, players: int, deals: int, seats: str, seed: int,
         first_table, at = divmod(at - round_robin_games, per_match)
         first_table += n_round_robin
     first_arrangement, skip = divmod(at, per_match)
-    games = table_games(all_tables, n_round_robin, lineups, deals, seed, match == "series", first_deal,
+    games = table_games(all_tables, n_round_robin, blocks, deals, seed, match == "series", first_deal,
                         first_table, first_arrangement)
     return itertools.islice(games, skip, None)
 
 
-def table_games(all_tables: list[tuple[int, ...]], n_round_robin: int, lineups: list[tuple[int, ...]],
+def table_games(all_tables: list[tuple[int, ...]], n_round_robin: int, blocks: list[list[tuple[int, ...]]],
                 deals: int, seed: int, series: bool, first_deal: int = 0, first_table: int = 0,
                 first_arrangement: int = 0) -> Iterator[GameSpec]:
     """The games of a list of tables (each a tuple of bot indices), deal by deal, table by table:
-    a round-robin table (the first ``n_round_robin``) in every seat arrangement of ``lineups``, a
-    later one (a self table) in arrangement 0 only; ids ``t<table>-d<deal>-a<arrangement>``, deal
-    seeds from ``seed``; with ``series``, each game as the two of its series (``series_games``).
+    a round-robin table (the first ``n_round_robin``) in every seat arrangement of its deal's
+    lineups (deal d plays ``blocks[d % len(blocks)]``, each list as long), a later one (a self
+    table) in arrangement 0 only; ids ``t<table>-d<deal>-a<arrangement>``, deal seeds from
+    ``seed``; with ``series``, each game as the two of its series (``series_games``).
 
     ``schedule`` calls it with the round-robin's tables, a gauntlet with its own; lazy, from deal
     ``first_deal``, table ``first_table``, arrangement ``first_arrangement`` on (tables and
     arrangements counted from 0 in every later deal)."""
-    seats_of = [itemgetter(*arr) for arr in lineups]  # a table's members in each seat (2+ seats: a tuple)
-    tails = [_id_tail(a) for a in range(len(lineups))]
+    seats_of = [[itemgetter(*arr) for arr in lineups] for lineups in blocks]  # members in each seat
+    tails = [_id_tail(a) for a in range(len(blocks[0]))]
     heads = [_id_head(t) for t in range(len(all_tables))]
     for d in range(first_deal, deals):
-        dseed = deal_seed(seed, d)
+        dseed, seating = deal_seed(seed, d), seats_of[d % len(blocks)]
         for t in range(first_table if d == first_deal else 0, len(all_tables)):
             members, head = all_tables[t], heads[t]
             a0 = first_arrangement if d == first_deal and t == first_table else 0
-            for a in range(a0, len(lineups) if t < n_round_robin else 1):
-                spec = GameSpec(f"{head}{d:05d}{tails[a]}", t, d, a, dseed, seats_of[a](members))
+            for a in range(a0, len(seating) if t < n_round_robin else 1):
+                spec = GameSpec(f"{head}{d:05d}{tails[a]}", t, d, a, dseed, seating[a](members))
                 if series:
                     yield from series_games(spec)
                 else:

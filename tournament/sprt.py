@@ -126,7 +126,7 @@ class SprtSettings:
         bots = [{"name": name, **_spec_entry(spec), "seed": seed}
                 for name, spec, seed in zip(self.bot_names(), (self.new, self.base), self.bot_seeds())]
         league = parse_config({"name": self.name, "players": 2, "variant": self.variant,
-                               "deals": self.max_pairs, "seats": "rotate", "seed": self.seed,
+                               "deals": self.max_pairs, "seats": "balanced", "seed": self.seed,
                                "out": self.out, "bots": bots}, source="sprt")
         return league.with_overrides(address=self.address, workers=self.workers,
                                      mlflow=None if self.mlflow else False)

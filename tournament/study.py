@@ -35,7 +35,7 @@ from engine.rules import VARIANTS
 from .config import (MAX_SEED, BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_choice,
                      check_int, check_name, check_out, read_yaml)
 from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
-from .scheduler import GameSpec, deal_seed, derive_seed
+from .scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
 from .stages import OneStage
 
 CONTROL = "control"  # games.intervention of a control game
@@ -193,12 +193,18 @@ def bot_specs(study: StudyConfig) -> list[str]:
 def study_games(study: StudyConfig) -> list[GameSpec]:
     """Every game of the study, deal by deal: the control game(s), then each intervention in each
     studied seat. Ids ``d<deal>-control`` (``d<deal>-s<seat>-control`` with a field) and
-    ``d<deal>-s<seat>-i<intervention number>``."""
+    ``d<deal>-s<seat>-i<intervention number>``.
+
+    A field of one spec per other seat takes the other seats in an order that turns with the deal
+    (``scheduler.seat_cycle`` of the field): over a block of deals (2 at 3 players, 6 at 4) each
+    field bot sits in each other seat, and after each other bot, equally often."""
     specs = bot_specs(study)
     field = [specs.index(s) for s in study.field] or [0]
+    orders = seat_cycle(len(field), "balanced") if len(field) > 1 else [(0,)]
 
-    def control(seat: int | None) -> tuple[int, ...]:  # the base in ``seat``, the field elsewhere
-        others = iter(field * study.players if len(field) == 1 else field)
+    def control(seat: int | None, d: int) -> tuple[int, ...]:  # the base in ``seat``, the field elsewhere
+        order = orders[d % len(orders)]
+        others = iter(field * study.players if len(field) == 1 else [field[i] for i in order])
         return tuple(0 if s == seat else next(others) for s in range(study.players))
 
     games = []
@@ -207,10 +213,10 @@ def study_games(study: StudyConfig) -> list[GameSpec]:
         seeds = tuple(derive_seed(study.seed, "study", d, "seat", s) for s in range(study.players))
         for s in study.studied_seats if study.field else (None,):
             gid = f"d{d:05d}-control" if s is None else f"d{d:05d}-s{s}-control"
-            games.append(GameSpec(gid, 0, d, s or 0, dseed, control(s), bot_seeds=seeds,
+            games.append(GameSpec(gid, 0, d, s or 0, dseed, control(s, d), bot_seeds=seeds,
                                   intervention=CONTROL, study_seat=s))
         for s in study.studied_seats:
-            base = control(s)
+            base = control(s, d)
             for k, label in enumerate(study.labels):
                 lineup = base[:s] + (k + 1,) + base[s + 1:]
                 games.append(GameSpec(f"d{d:05d}-s{s}-i{k:02d}", 0, d, s, dseed, lineup, bot_seeds=seeds,

@@ -11,9 +11,10 @@ players the field, played by ``TuneSchedule``, a schedule of the league driver
 (tournament/stages.py): one stage per SPSA step, ``batch`` pairs, each a ``Stage`` whose bots
 are theta+ and theta- of that step and whose games record the step and theta (``games.tune_step``,
 ``tune_theta``, ``tune_plus``, ``tune_minus``: JSON objects of the tuned values). Pair d is two
-games on deal d: the table's lineup rotated by d (members theta+, theta-, field...), then the same
-lineup with theta+ and theta- swapped, so each pair cancels the deal and the seats between the
-two and the field keeps its seats. A game scores +1 for theta+ when it ranks above theta-, -1
+games on deal d: lineup d of the balanced seating's cycle (``scheduler.seat_cycle``; members
+theta+, theta-, field...), then the same lineup with theta+ and theta- swapped, so each pair
+cancels the deal and the seats between the two, and across pairs every bot sits in every seat
+and after every other bot equally often (over 2 pairs at 2 players, 6 at 3, 24 at 4). A game scores +1 for theta+ when it ranks above theta-, -1
 below, 0 level; a step's result is the sum over its games, and theta moves by fishtest's rule.
 theta after step s depends on nothing but the recorded results of steps up to s, so ``--resume``
 (which asks for the stages again from the records) rebuilds the same trajectory.
@@ -37,7 +38,7 @@ from records.parts import has_records
 from .backends import LeagueError
 from .config import ConfigError, LeagueConfig, parse_config, read_yaml
 from .runner import LeagueSummary, run_dir_of, run_league
-from .scheduler import GameSpec, arrangements, deal_seed, derive_seed, game_id
+from .scheduler import GameSpec, deal_seed, derive_seed, game_id, seat_cycle
 from .spsa import Spsa, rounded, steps, summary
 from .stages import Results, Stage
 from .tracking import logged
@@ -111,7 +112,7 @@ class TuneSchedule:
         self.plan = steps(config.pairs, config.batch)
         self.total = config.total_games
         self.entries = [b.to_dict() for b in league.bots]
-        self.lineups = arrangements(config.players, "rotate")
+        self.lineups = seat_cycle(config.players, "balanced")
         self.theta = self.spsa.start()
         self.done: list[TuneStep] = []
 

@@ -38,12 +38,12 @@ def event_schedule(config):
 def pairing_games(prefix: str, members: tuple[int, ...], place: EventPlace, table: int, deals: list[int],
                   league_seed: int, seats: str, series: bool) -> list[GameSpec]:
     """The games of one pairing: each of ``deals`` (league deal numbers) in every seat arrangement
-    of ``members`` (bot indices, the first in seat 0 of arrangement 0), ids
+    of ``members`` on that deal (bot indices, the first in seat 0 of arrangement 0), ids
     ``<prefix>-d<deal>-a<arrangement>`` (``-s1``/``-s2`` for a series' games)."""
     out = []
     for d in deals:
         dseed = deal_seed(league_seed, d)
-        for a, lineup in enumerate(arrangements(len(members), seats)):
+        for a, lineup in enumerate(arrangements(len(members), seats, d)):
             spec = GameSpec(f"{prefix}-d{d:05d}-a{a:02d}", table, d, a, dseed, tuple(members[i] for i in lineup),
                             event=place)
             out.extend(series_games(spec) if series else [spec])

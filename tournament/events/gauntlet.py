@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..scheduler import arrangements, table_games
+from ..scheduler import seat_blocks, table_games
 from ..stages import OneStage
 
 
@@ -25,6 +25,6 @@ def gauntlet_tables(n_bots: int, players: int, challengers: list[int]) -> list[t
 def gauntlet_schedule(config) -> OneStage:
     names = [b.name for b in config.bots]
     tables = gauntlet_tables(len(names), config.players, [names.index(c) for c in config.challengers])
-    games = table_games(tables, len(tables), arrangements(config.players, config.seats), config.deals,
+    games = table_games(tables, len(tables), seat_blocks(config.players, config.seats), config.deals,
                         config.seed, config.match == "series")
     return OneStage(list(games))
