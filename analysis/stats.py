@@ -1,4 +1,5 @@
-"""Strategy statistics of league records: standings, a head-to-head crosstable, seat advantage.
+"""Strategy statistics of league records: standings, a head-to-head crosstable, seat advantage,
+neighbours (who profits from sitting after whom at 3 and 4 players).
 
 Every rate comes with its number of games ``n`` and a Wilson 95% interval (``low``, ``high``).
 A game's outcome for a seat is its *points*: 1 for a win (rank 1 alone), 1/2 for a shared first
@@ -74,14 +75,34 @@ def with_faults(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFra
 def design_effects(o: pl.DataFrame, by: list[str], points: str = "points") -> pl.DataFrame:
     """Per group of ``by``: ``design``, the design effect of its rate (``points`` per row) when
     the rows of one deal (column ``deal_key``) share their luck (``design_expr``)."""
+    return deal_sums(o, by, points).select(*by, design_expr())
+
+
+def deal_sums(o: pl.DataFrame, by: list[str], value: str) -> pl.DataFrame:
+    """Per group of ``by``, the per-deal sums of column ``value`` that ``design_expr`` and
+    ``clustered_se`` read: ``dn`` rows, ``dy`` the sum, ``dk`` deals, ``dm`` the most rows of one
+    deal, and over deals ``dyy`` (y_d^2), ``dyn`` (y_d n_d), ``dnn`` (n_d^2)."""
     per = o.group_by(*by, "deal_key").agg(pl.len().cast(pl.Float64).alias("n_d"),
-                                          pl.col(points).cast(pl.Float64).sum().alias("y_d"))
-    sums = per.group_by(*by).agg(
+                                          pl.col(value).cast(pl.Float64).sum().alias("y_d"))
+    return per.group_by(*by).agg(
         pl.col("n_d").sum().alias("dn"), pl.col("y_d").sum().alias("dy"),
         pl.len().cast(pl.Float64).alias("dk"), pl.col("n_d").max().alias("dm"),
         (pl.col("y_d") ** 2).sum().alias("dyy"), (pl.col("y_d") * pl.col("n_d")).sum().alias("dyn"),
         (pl.col("n_d") ** 2).sum().alias("dnn"))
-    return sums.select(*by, design_expr())
+
+
+def _spread_between_deals(p: pl.Expr) -> pl.Expr:
+    """sum_d (y_d - p n_d)^2 from the per-deal sums (``deal_sums``), for the mean ``p``."""
+    return pl.col("dyy") - 2 * p * pl.col("dyn") + p * p * pl.col("dnn")
+
+
+def clustered_se() -> pl.Expr:
+    """The standard error of the mean ``dy / dn`` when the rows of one deal share their luck:
+    ``sqrt(k / (k - 1) sum_d (y_d - m n_d)^2) / N`` over the per-deal sums (``deal_sums``);
+    null with a single deal."""
+    n, k = pl.col("dn"), pl.col("dk")
+    ss = _spread_between_deals(pl.col("dy") / n).clip(0.0)
+    return pl.when(k > 1).then((ss * k / (k - 1)).sqrt() / n).otherwise(None).alias("se")
 
 
 def design_expr() -> pl.Expr:
@@ -93,7 +114,7 @@ def design_expr() -> pl.Expr:
     noisily) and the most rows of one deal (every row of a deal alike); where it cannot be
     measured (``p`` 0 or 1, or one deal) it is ``N / k``, each deal counted as one game."""
     n, k, p = pl.col("dn"), pl.col("dk"), pl.col("dy") / pl.col("dn")
-    ss = pl.col("dyy") - 2 * p * pl.col("dyn") + p * p * pl.col("dnn")
+    ss = _spread_between_deals(p)
     spread = p * (1 - p) * n
     design = pl.when((spread > 1e-12) & (k > 1)).then(ss * k / (k - 1) / spread).otherwise(n / k)
     return pl.min_horizontal(pl.max_horizontal(design, 1.0), pl.col("dm")).alias("design")
@@ -239,6 +260,38 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     return (table.sort(["num_players", "between", pl.col("bot").is_not_null(), "bot", "seat"])
             .select("num_players", "between", "bot", "seat", "games", "win_rate", "low", "high",
                     "expected"))
+
+
+def neighbours(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Who profits from sitting after whom, in 3- and 4-player games: per ``num_players``, ``bot``
+    and ``before`` (the bot in the seat that moves just before it, seat s - 1, cyclically: the
+    one whose leftovers it takes from), ``games``, ``win_rate`` (points per game) with its Wilson
+    ``low``/``high``, and ``score_share`` (``score_share``) with a normal 95% interval
+    (``share_low``/``share_high``); both intervals count the games of a deal as sharing its luck.
+    A row with ``before`` null pools the bot's games after every other bot. Games after a copy of
+    itself (self-play) are left out. A ValueError when no 3- or 4-player game is in the records."""
+    o = outcomes(results, games).filter(pl.col("num_players") >= 3)
+    if o.height == 0:
+        raise ValueError("no 3- or 4-player games in the records: neighbours are about who plays after whom")
+    prev = o.select("run_id", "game_id", ((pl.col("seat").cast(pl.Int64) + 1) % pl.col("num_players"))
+                    .alias("_seat"), pl.col("bot").alias("before"))
+    o = (o.with_columns(pl.col("seat").cast(pl.Int64).alias("_seat"))
+         .join(prev, on=["run_id", "game_id", "_seat"]).filter(pl.col("bot") != pl.col("before")))
+    parts = []
+    for by in (["num_players", "bot", "before"], ["num_players", "bot"]):
+        part = (o.group_by(*by).agg(pl.len().alias("games"), pl.col("points").sum().alias("points"))
+                .join(design_effects(o, by), on=by)
+                .join(deal_sums(o, by, "share").select(*by, (pl.col("dy") / pl.col("dn")).alias("score_share"),
+                                                        clustered_se()), on=by))
+        parts.append(part if "before" in by else part.with_columns(pl.lit(None, pl.String).alias("before")))
+    table = pl.concat(parts, how="diagonal").with_columns(
+        pl.col("num_players").cast(pl.Int64), (pl.col("points") / pl.col("games")).alias("win_rate"),
+        *wilson_exprs("points", "games", design="design"),
+        (pl.col("score_share") - Z95 * pl.col("se")).alias("share_low"),
+        (pl.col("score_share") + Z95 * pl.col("se")).alias("share_high"))
+    return (table.sort(["num_players", "bot", pl.col("before").is_not_null(), "before"])
+            .select("num_players", "bot", "before", "games", "win_rate", "low", "high", "score_share",
+                    "share_low", "share_high"))
 
 
 FORFEIT_KINDS = ("error", "illegal", "timeout")  # the terminations of a game a seat forfeited

@@ -13,7 +13,7 @@ the deal's luck shared by its seat rotations in the same way (see its docstring)
 """
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, product
 from pathlib import Path
 
 import numpy as np
@@ -53,13 +53,19 @@ def synthetic_league(strengths: list[tuple[str, float]], deals: int, *, edge: fl
 
 def synthetic_multi_league(strengths: list[tuple[str, float]], deals: int, players: int, *,
                            seat_edge: float = 50.0, tie_rate: float = 0.05, seed: int = 0,
-                           run_id: str = "synthetic") -> dict[str, pl.DataFrame]:
+                           run_id: str = "synthetic", seatings: list[list[tuple[int, ...]]] | None = None,
+                           after: dict[tuple[str, str], float] | None = None) -> dict[str, pl.DataFrame]:
     """A league of ``players``-player games (every set of ``players`` bots a table, each deal
     played in every cyclic rotation of the seats), in the columns of ``synthetic_league``.
+    ``seatings``: the seat arrangements of each deal of a block instead (deal d plays
+    ``seatings[d % len(seatings)]``, lists of one length, each ``arr`` with ``arr[s]`` the table
+    member in seat s, as ``tournament.scheduler.seat_blocks`` gives them).
 
     Finishing orders follow Plackett-Luce: seat ``s`` of bot ``b`` finishes by descending
-    ``R_b / k + (seat_edge / k if s == 0 else 0) + g_b`` (``k = 400 / ln 10``), with one Gumbel
-    draw ``g_b`` per bot and deal shared by the deal's rotations (the deal's luck). Ties: one
+    ``R_b / k + (seat_edge / k if s == 0 else 0) + A / k + g_b`` (``k = 400 / ln 10``), where
+    ``A`` is ``after[(p, b)]`` when bot ``p`` sits in seat s - 1 (cyclically: it moves just before
+    ``b``), else 0; with one Gumbel draw ``g_b`` per bot and deal shared by the deal's seatings
+    (the deal's luck). Ties: one
     adjacent pair of finishers per game, chosen at random, shares its rank with probability
     ``2 * tie_rate * q``, where ``q`` is the chance of the pair's other order; with that rule
     counting a tie as half of each order (as the fits do) stays unbiased. ``tie_rate`` (0..0.5) is
@@ -75,29 +81,33 @@ def synthetic_multi_league(strengths: list[tuple[str, float]], deals: int, playe
     res: dict[str, list] = {k: [] for k in ("game_id", "seat", "bot", "score", "rank")}
     edge = np.zeros(players)
     edge[0] = seat_edge / scale
-    rows = np.arange(deals)
+    blocks = seatings or [[tuple((s + r) % players for s in range(players)) for r in range(players)]]
+    after = after or {}
     for t, members in enumerate(combinations(range(len(strengths)), players)):
         luck = rng.gumbel(size=(deals, players))  # per deal and table member
-        for arr in range(players):
-            member = [(s + arr) % players for s in range(players)]  # table member in seat s
-            eta = np.array([strengths[members[m]][1] / scale for m in member]) + edge
-            order = np.argsort(-(eta + luck[:, member]), axis=1, kind="stable")  # seats, best first
+        for b, arr in product(range(len(blocks)), range(len(blocks[0]))):
+            member = list(blocks[b][arr])  # table member in seat s
+            dealt = np.arange(b, deals, len(blocks))
+            rows = np.arange(len(dealt))
+            names = [strengths[members[m]][0] for m in member]
+            bonus = [after.get((names[s - 1], names[s]), 0.0) for s in range(players)]
+            eta = np.array([(strengths[members[m]][1] + a) / scale for m, a in zip(member, bonus)]) + edge
+            order = np.argsort(-(eta + luck[np.ix_(dealt, member)]), axis=1, kind="stable")  # seats, best first
             w = np.exp(eta)[order]
-            pos = rng.integers(0, players - 1, size=deals)
+            pos = rng.integers(0, players - 1, size=len(dealt))
             left = np.where(np.arange(players) >= pos[:, None], w, 0.0).sum(axis=1)
             wx, wy = w[rows, pos], w[rows, pos + 1]
             other = 1.0 / (1.0 + (left - wy) / (left - wx))  # chance of the swapped order
-            tie = rng.random(deals) < 2 * tie_rate * other
-            rank = np.tile(np.arange(1, players + 1), (deals, 1))
+            tie = rng.random(len(dealt)) < 2 * tie_rate * other
+            rank = np.tile(np.arange(1, players + 1), (len(dealt), 1))
             rank[rows[tie], pos[tie] + 1] = pos[tie] + 1
             seat_rank = np.empty_like(rank)
             np.put_along_axis(seat_rank, order, rank, axis=1)
-            gids = [f"t{t:03d}-d{d:05d}-a{arr:02d}" for d in range(deals)]
-            for key, val in zip(games, (gids, [t] * deals, list(range(deals)), [arr] * deals)):
+            gids = [f"t{t:03d}-d{d:05d}-a{arr:02d}" for d in dealt]
+            for key, val in zip(games, (gids, [t] * len(dealt), dealt.tolist(), [arr] * len(dealt))):
                 games[key].extend(val)
-            names = [strengths[members[m]][0] for m in member]
             for key, val in zip(res, (np.repeat(gids, players).tolist(),
-                                      list(range(players)) * deals, names * deals,
+                                      list(range(players)) * len(dealt), names * len(dealt),
                                       (70 - 10 * seat_rank).ravel().tolist(),
                                       seat_rank.ravel().tolist())):
                 res[key].extend(val)

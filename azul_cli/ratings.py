@@ -196,13 +196,16 @@ class What(str, Enum):
     standings = "standings"
     crosstable = "crosstable"
     seats = "seats"
+    neighbours = "neighbours"
     event = "event"
 
 
 WhatOpt = Annotated[What, typer.Option(
     "--what", "-w", help="standings (per bot), crosstable (2-player head to head), seats "
-                         "(win rate by seat: in all games, and between equal bots) or event (an event's "
-                         "own table: Swiss points and tie-breaks, the knockout bracket, the gauntlet's).")]
+                         "(win rate by seat: in all games, and between equal bots), neighbours (3 and 4 "
+                         "players: each bot's win rate and score share by the bot that plays just before "
+                         "it) or event (an event's own table: Swiss points and tie-breaks, the knockout "
+                         "bracket, the gauntlet's).")]
 
 
 def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
@@ -217,7 +220,7 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
     if what is What.event:
         return _event_standings(runs, format)
     fn = {What.standings: stats.standings, What.crosstable: stats.crosstable,
-          What.seats: stats.seat_advantage}[what]
+          What.seats: stats.seat_advantage, What.neighbours: stats.neighbours}[what]
     try:
         records = read_records(runs)
         frame = fn(records["results"], records["games"])
@@ -273,8 +276,8 @@ def _print_stats(frame, what: What) -> None:
     from rich import box
     from rich.table import Table
 
-    def interval(lo: str, hi: str, fmt: str):
-        return lambda r: f"{r[lo]:{fmt}}..{r[hi]:{fmt}}"
+    def interval(lo: str, hi: str, fmt: str):  # "-" where it cannot be measured (one deal)
+        return lambda r: "-" if r[lo] is None else f"{r[lo]:{fmt}}..{r[hi]:{fmt}}"
 
     def col(name: str, fmt: str = ""):
         return lambda r: "all" if r[name] is None else f"{r[name]:{fmt}}"
@@ -293,9 +296,14 @@ def _print_stats(frame, what: What) -> None:
                      "seat": col("seat"),
                      "games": col("games"), "win rate": col("win_rate", ".3f"),
                      "95%": interval("low", "high", ".3f"), "no edge": col("expected", ".3f")},
+        What.neighbours: {"players": col("num_players"), "bot": col("bot"), "after": col("before"),
+                          "games": col("games"), "win rate": col("win_rate", ".3f"),
+                          "95%": interval("low", "high", ".3f"), "score share": col("score_share", ".1%"),
+                          "95% ": interval("share_low", "share_high", ".1%")},
     }[what]
+    share = "; score share with a normal 95% interval" if what is What.neighbours else ""
     table = Table(box=box.SIMPLE_HEAD, title=f"{what.value}: points per game (win 1, shared "
-                  "first 1/2), 95% Wilson intervals")
+                  f"first 1/2), 95% Wilson intervals{share}")
     for name in columns:
         table.add_column(name.strip(), justify="left" if name in ("bot", "opponent") else "right",
                          no_wrap=True)

@@ -190,7 +190,7 @@ def test_a_report_failure_does_not_fail_the_league(tmp_path, monkeypatch):
 
 def test_a_four_player_league_is_rated(tmp_path):
     data = league(tmp_path, ["random", "greedy", "random", "greedy"], name="four", players=4,
-                  deals=1)
+                  deals=2)  # the balanced seating's block at 4 players
     data["bots"] = [{"name": f"{t}{i}", "type": t, "seed": i}
                     for i, t in enumerate(("random", "greedy", "random", "greedy"))]
     config = tmp_path / "four.yaml"
@@ -201,6 +201,7 @@ def test_a_four_player_league_is_rated(tmp_path):
     assert set(elo["num_players"]) == {4}
     summary = (tmp_path / "four" / "summary.md").read_text(encoding="utf-8")
     assert "leader: 4 players:" in summary and "seat 0 (4 players) wins" in summary
+    assert "## Neighbours (3 and 4 players)" in summary and "greedy1 (4 players) wins" in summary
     assert "<h3>4-player games</h3>" in (tmp_path / "four" / "report.html").read_text()
 
 
