@@ -74,8 +74,8 @@ class HeuristicBot(Bot):
 PRESETS: dict[str, dict[str, float]] = {
     "heuristic-3p": {"line": 0.7466, "later": 0.05542, "column": 1.132, "row": 0.1114, "colour_set": 2.26,
                      "floor_risk": 0.9179, "marker": 5.183, "denial": 0.6802, "reply": 1.146},
-    "heuristic-4p": {"line": 0.687, "later": 0.1582, "column": 2.346, "row": 2.109, "colour_set": 3.386,
-                     "floor_risk": 0.7021, "marker": 4.046, "denial": 1.37, "reply": 0.7701},
+    "heuristic-4p": {"line": 0.6024, "later": 0.2134, "column": 1.328, "row": 0.3785, "colour_set": 1.953,
+                     "floor_risk": 0.4879, "marker": 3.509, "denial": 0.9069, "reply": 1.101},
 }
 
 
