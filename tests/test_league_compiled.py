@@ -27,9 +27,9 @@ BOTS = ["random", "greedy", "heuristic",
         {"name": "mcts-20", "type": "mcts", "seed": 9, "params": {"iterations": 20}}]
 LEAGUES = [dict(players=2, variant="colored", deals=5, match="series", self_play=True),
            dict(players=3, variant="gray", deals=2, self_play=True),
-           dict(players=4, variant="colored", deals=1, match="series"),
+           dict(players=4, variant="colored", deals=2, match="series"),
            dict(players=2, variant="gray", deals=6),
-           dict(players=4, variant="gray", deals=1, self_play=True)]
+           dict(players=4, variant="gray", deals=2, self_play=True)]
 
 
 def _rows(run_dir, name):

@@ -36,7 +36,7 @@ def test_greedy_beats_random_and_the_run_is_a_league(tmp_path):
     saved = yaml.safe_load((run_dir / "sprt.yaml").read_text())
     assert saved["new"] == "greedy" and saved["elo1"] == 20 and saved["model"] == "normalized"
     config = yaml.safe_load((run_dir / "config.yaml").read_text())
-    assert config["players"] == 2 and config["seats"] == "rotate" and len(config["bots"]) == 2
+    assert config["players"] == 2 and config["seats"] == "balanced" and len(config["bots"]) == 2
     # what the records say is what was printed: the decision on the pairs in deal order
     r = sprt_result(run_dir)
     assert r.decision.verdict == "H1" and r.decision.pairs == out["pairs"]
