@@ -19,9 +19,8 @@ from test_league_support import league
 from tournament.config import ConfigError, parse_config
 from tournament.events import event_schedule
 from tournament.runner import LeagueError, check_resumable
-from tournament.scheduler import (arrangements, count_games, deal_block, schedule, seat_blocks, seat_cycle,
-                                  table_games)
-from tournament.study import StudyConfig, study_games
+from tournament.scheduler import arrangements, count_games, deal_block, schedule, seat_blocks, seat_cycle
+from kinds.study import StudyConfig, study_games
 
 runner = CliRunner()
 
@@ -31,7 +30,6 @@ def balance(lineups) -> tuple[Counter, Counter]:
     (the member of seat s - 1, cyclically, moves just before the member of seat s)."""
     seats, after = Counter(), Counter()
     for lineup in lineups:
-        n = len(lineup)
         for s, m in enumerate(lineup):
             seats[m, s] += 1
             after[lineup[s - 1], m] += 1
@@ -101,8 +99,8 @@ def test_every_table_of_an_event_is_balanced(players, fields):
 
 
 def test_the_tune_field_and_a_study_field_turn_through_the_balanced_seating(tmp_path):
-    from tournament.tune import TuneSchedule, league_of
-    from tournament.tune_config import parse_tune
+    from kinds.tune import TuneSchedule, league_of
+    from kinds.tune_config import parse_tune
 
     for players in (3, 4):
         cycle = seat_cycle(players, "balanced")
@@ -146,9 +144,9 @@ def test_ratings_do_not_depend_on_the_config_order_under_the_default_and_do_unde
 
 
 def test_the_neighbour_statistic_finds_a_known_effect():
-    # 3 players; a wins every game it plays just after b, and loses every other game; d games on
-    # two deals, each seating once: a after b in the games "ab*"
-    rows, deal = [], 0
+    # 3 players, one game in each of the 6 seatings: a wins every game it plays just after b and
+    # comes last in every other
+    rows = []
     for i, lineup in enumerate(permutations("abc")):
         a = lineup.index("a")
         a_after_b = lineup[a - 1] == "b"

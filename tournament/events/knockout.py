@@ -17,7 +17,7 @@ from analysis.events import bracket, bracket_size
 
 from ..scheduler import EventPlace, GameSpec, deal_seed, series_games
 from ..stages import Results
-from . import pairing_games, played_pairings
+from .pairings import pairing_games, played_pairings
 
 
 class KnockoutSchedule:

@@ -31,7 +31,7 @@ from analysis.events import swiss_points
 
 from ..scheduler import SERIES_GAMES, EventPlace, GameSpec, arrangements
 from ..stages import Results
-from . import pairing_games, played_pairings
+from .pairings import pairing_games, played_pairings
 
 SEARCH_BUDGET = 20000  # tables tried before the fewest-repeats fallback
 
