@@ -1,7 +1,7 @@
 """Strategy studies: the paired effect of an intervention, with what pairing saves and what a league
 would have shown (docs/studies.md).
 
-A study run (tournament/study.py) holds, per deal, control games (``games.intervention`` =
+A study run (kinds/study.py) holds, per deal, control games (``games.intervention`` =
 ``control``) and treatment games (the intervention's label, ``games.study_seat`` its seat),
 played on the same deals with the same bot seeds. ``study_pairs`` pairs each treatment game's
 studied seat with the same seat of its control game; ``paired_effects`` gives the mean paired
@@ -27,8 +27,8 @@ from .openings import first_moves_sql
 from .records import OUTCOMES_SQL, columns, require
 from .stats import Z95
 
-CONTROL = "control"  # as tournament.study.CONTROL
-STUDY_FILE = "study.json"  # as tournament.study.STUDY_FILE
+CONTROL = "control"  # as kinds.study.CONTROL
+STUDY_FILE = "study.json"  # as kinds.study.STUDY_FILE
 METRICS = {"points": ("t_score", "c_score"), "win": ("t_win", "c_win")}
 
 
@@ -40,7 +40,7 @@ def is_study(con: duckdb.DuckDBPyConnection) -> bool:
     return con.execute(f"SELECT count(*) FROM games WHERE intervention = '{CONTROL}'").fetchall()[0][0] > 0
 
 
-DESIGN_ID = r"^d[0-9]+-(control|s[0-9]+-(control|i[0-9]+))$"  # tournament.study.study_games's ids
+DESIGN_ID = r"^d[0-9]+-(control|s[0-9]+-(control|i[0-9]+))$"  # kinds.study.study_games's ids
 
 
 def outside_design(con: duckdb.DuckDBPyConnection) -> list[str]:

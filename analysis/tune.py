@@ -1,5 +1,5 @@
 """A tune's trajectory as its records hold it, and the plot of each tuned parameter's path
-(tournament/tune.py runs tunes; docs/tune.md).
+(kinds/tune.py runs tunes; docs/tune.md).
 
 Every game of a tune records its SPSA step and theta (``games.tune_step``, ``tune_theta``,
 ``tune_plus``, ``tune_minus``: JSON objects by parameter name); ``tune_steps`` reads them back,
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .plots import BLUE, GREY, STYLE, to_svg
 
-RESULT_FILE = "tune.json"  # as tournament.tune.RESULT_FILE
+RESULT_FILE = "tune.json"  # as kinds.tune.RESULT_FILE
 
 
 def tune_steps(con, names: tuple[str, str] | None = None) -> list[dict] | None:

@@ -12,7 +12,7 @@ import random
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -20,6 +20,9 @@ from rich.console import Console
 from bots import Bot
 from bots.spec import bot_from_spec
 from engine import GameState, InvalidPositionError
+
+if TYPE_CHECKING:
+    from tournament.runner import LeagueSummary
 
 
 def fail(message: str) -> NoReturn:
@@ -186,3 +189,47 @@ def write_text(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         fail(f"{path}: cannot write it ({exc.strerror or exc})")
+
+
+# ---------------------------------------------------------------- options and lines every run command shares
+OutOpt = Annotated[Optional[Path], typer.Option(
+    "--out", metavar="DIR", help="Folder for the run (records go to DIR/<name>/); default: the config's out.")]
+AddressOpt = Annotated[Optional[str], typer.Option(
+    "--address", metavar="ADDR", help="Join this Ray cluster (host:port, or 'auto'); default: RAY_ADDRESS, "
+    "else start a local Ray.")]
+WorkersOpt = Annotated[Optional[int], typer.Option(
+    "--workers", metavar="N", min=0, help="Games played at once (default: the CPUs); 0 plays in this "
+    "process without Ray.")]
+ResumeOpt = Annotated[bool, typer.Option(
+    "--resume", help="Finish a stopped league: play only the games not yet recorded.")]
+FreshOpt = Annotated[bool, typer.Option(
+    "--fresh", help="Delete this league's earlier records and start it over.")]
+NoMlflowOpt = Annotated[bool, typer.Option("--no-mlflow", help="Do not log the league to MLflow.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar (or progress lines).")]
+
+
+def fail_if_forfeited(summary: LeagueSummary) -> None:
+    """Exit 1 with one line when a bot forfeited every game it played (the records are complete)."""
+    forfeited = [f"{bot} ({games:,} of {games:,})" for bot, games in summary.forfeited]
+    if forfeited:
+        fail(f"{'a bot' if len(forfeited) == 1 else 'bots'} forfeited every game: {', '.join(forfeited)}; "
+             "the records are complete, see their error column (azul league status, azul replay)")
+
+
+def print_referee(out: Console, league) -> None:
+    """Before a league starts: when a seat (or a setting) sends its games to the Python referee,
+    which one and why (the compiled loop plays the others many times faster)."""
+    from tournament.fastloop import why_python_referee
+
+    reasons = why_python_referee(league.to_dict())
+    if reasons:
+        out.print("the Python referee plays these games (the compiled loop cannot):", soft_wrap=True,
+                  markup=False)
+        for reason in reasons:
+            out.print(f"  {reason}", soft_wrap=True, markup=False)
+
+
+def referee_text(referee: str) -> str:
+    """``compiled`` -> ``the compiled loop``, ``python`` -> ``the Python referee``, ``mixed`` -> both."""
+    return {"compiled": "the compiled loop", "python": "the Python referee"}.get(
+        referee, "the compiled loop and the Python referee")

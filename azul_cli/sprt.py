@@ -1,5 +1,5 @@
 """``azul sprt``: an A/B test of two bots on paired deals that stops when the answer is known
-(docs/sprt.md). ``tournament.sprt.run_sprt`` plays; this module draws the progress line and the
+(docs/sprt.md). ``kinds.sprt.run_sprt`` plays; this module draws the progress line and the
 verdict.
 """
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.console import Console
 
-from .common import Variant, fail, os_error_message, print_json
-from .league import (AddressOpt, FreshOpt, NoMlflowOpt, QuietOpt, StatusLine, WorkersOpt, fail_if_forfeited,
-                     print_referee, referee_text)
+from .common import (AddressOpt, FreshOpt, NoMlflowOpt, QuietOpt, Variant, WorkersOpt, fail, fail_if_forfeited,
+                     os_error_message, print_json, print_referee, referee_text)
+from .progress import StatusLine
 
 if TYPE_CHECKING:
-    from tournament.sprt import SprtOutcome, SprtProgress
+    from kinds.sprt import SprtOutcome, SprtProgress
 
 
 class Model(str, Enum):
@@ -72,7 +72,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
          = SprtFormat.table) -> None:
     """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
     from tournament.backends import LeagueError
-    from tournament.sprt import SprtSettings, load_sprt_file, run_sprt, stored_fields
+    from kinds.sprt import SprtSettings, load_sprt_file, run_sprt, stored_fields
 
     fields: dict = {}
     if config is not None:

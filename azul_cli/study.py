@@ -1,6 +1,6 @@
 """``azul study marker|openings|run|show``: strategy studies by intervention (docs/studies.md).
 
-Parses the options, plays the study with ``tournament.study.run_study`` (the league driver: Ray,
+Parses the options, plays the study with ``kinds.study.run_study`` (the league driver: Ray,
 Parquet, ``--resume``), reads the effects with ``analysis.studies`` and prints them; ``--format
 json`` prints SPEC 8's list (one object per intervention and metric).
 """
@@ -12,8 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import Format, FormatOpt, Players, Variant, VariantOpt, fail, json_rows, os_error_message, print_json
-from .league import NoMlflowOpt, QuietOpt
+from .common import (Format, FormatOpt, NoMlflowOpt, Players, QuietOpt, Variant, VariantOpt, fail, json_rows,
+                     os_error_message, print_json)
 
 app = typer.Typer(name="study", no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="What a choice is worth, measured on the same deals: treatment vs control.")
@@ -69,7 +69,7 @@ def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A stu
     from dataclasses import replace
 
     from tournament.config import ConfigError
-    from tournament.study import load_study
+    from kinds.study import load_study
 
     try:
         study = load_study(config)
@@ -89,7 +89,7 @@ def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A stud
 def _study(name, bot, interventions, players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow,
            quiet, format):
     from tournament.config import ConfigError
-    from tournament.study import StudyConfig
+    from kinds.study import StudyConfig
 
     try:
         study = StudyConfig(name=name, bot=bot, interventions=tuple(interventions), players=players,
@@ -105,9 +105,9 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
 
     from tournament.config import ConfigError
     from tournament.runner import LeagueError
-    from tournament.study import run_study
+    from kinds.study import run_study
 
-    from .league import ProgressBar
+    from .progress import ProgressBar
 
     if resume and fresh:
         fail("--resume and --fresh: choose one")

@@ -1,5 +1,5 @@
 """``azul train``: generations of self-play, training a value network and gating it by SPRT
-(learn/train.py plays and trains; this module reads the options and prints each generation)."""
+(kinds/train.py plays and trains; this module reads the options and prints each generation)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,8 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import fail, print_json
-from .league import AddressOpt, WorkersOpt
+from .common import AddressOpt, WorkersOpt, fail, print_json
 
 
 def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train config (YAML), e.g. "
@@ -23,7 +22,7 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
           no_mlflow: Annotated[bool, typer.Option("--no-mlflow", help="Do not log the run to MLflow.")] = False,
           ) -> None:
     """Train the MCTS bot's value network: self-play, train on a window, gate by SPRT, per generation."""
-    from learn.train import TrainError, load_train_config, run_train
+    from kinds.train import TrainError, load_train_config, run_train
     from tournament.backends import LeagueError
 
     try:

@@ -1,5 +1,5 @@
 """``azul tune FILE``: tune a bot's parameters by SPSA over game pairs (docs/tune.md).
-``tournament.tune.run_tune`` plays; this module draws the progress line and the outcome.
+``kinds.tune.run_tune`` plays; this module draws the progress line and the outcome.
 """
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from .common import fail, print_json
-from .league import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, StatusLine, WorkersOpt, print_referee,
+from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, fail, print_json, print_referee,
                      referee_text)
+from .progress import StatusLine
 
 if TYPE_CHECKING:
-    from tournament.tune import TuneOutcome, TuneProgress
+    from kinds.tune import TuneOutcome, TuneProgress
 
 
 class TuneFormat(str, Enum):
@@ -34,8 +34,8 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
     """Tune a bot's parameters by SPSA on paired games, as fishtest tunes chess engines."""
     from tournament.backends import LeagueError
     from tournament.config import ConfigError
-    from tournament.tune import league_of, run_tune
-    from tournament.tune_config import load_tune_file
+    from kinds.tune import league_of, run_tune
+    from kinds.tune_config import load_tune_file
 
     if resume and fresh:
         fail("--resume and --fresh: choose one")

@@ -47,7 +47,7 @@ def simulation(tests: int) -> None:
 
 def throughput(pairs: int) -> None:
     from tournament.backends import start_local_ray
-    from tournament.sprt import SprtSettings, run_sprt
+    from kinds.sprt import SprtSettings, run_sprt
 
     print(f"throughput: {pairs} pairs per test, playing time only")
     for label, new, base in (("greedy vs greedy", "greedy", "greedy"),

@@ -1,4 +1,4 @@
-"""Games per second of a marker study (``tournament.study.run_study``), serial and on Ray.
+"""Games per second of a marker study (``kinds.study.run_study``), serial and on Ray.
 
     python benchmarks/bench_study.py                               # greedy and MCTS 1,000 iterations
     python benchmarks/bench_study.py --iterations 300 --deals 4    # a quicker look
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tournament.study import StudyConfig, run_study  # noqa: E402
+from kinds.study import StudyConfig, run_study  # noqa: E402
 
 
 def main() -> None:

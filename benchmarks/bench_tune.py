@@ -1,4 +1,4 @@
-"""SPSA measured on the synthetic game (tournament/spsa_simulation.py): the convergence table of
+"""SPSA measured on the synthetic game (kinds/spsa_simulation.py): the convergence table of
 docs/tune.md, the share of seeds whose final values end within a tenth of each span of the optimum.
 
     python benchmarks/bench_tune.py               # 100 seeds per row (a few minutes)
@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tournament.spsa_simulation import table  # noqa: E402
+from kinds.spsa_simulation import table  # noqa: E402
 
 
 def main() -> None:

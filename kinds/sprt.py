@@ -1,7 +1,7 @@
 """An SPRT on the league machinery: two bots, 2 players, seats rotated, one deal per pair, played
 on Ray (or in process) until fishtest's GSPRT has its answer (analysis/sprt.py, docs/sprt.md).
 
-    from tournament.sprt import SprtSettings, run_sprt
+    from kinds.sprt import SprtSettings, run_sprt
     outcome = run_sprt(SprtSettings(new="mcts:iterations=2000", base="mcts:iterations=500"))
 
 The run is an ordinary league (``config.yaml``, the four record tables) with ``deals`` =
@@ -29,19 +29,20 @@ import yaml
 from analysis import sprt
 from analysis.sprt_run import SPRT_FILE, SprtResult, in_order, pair_cells, sprt_result
 from records.folder import lock_holder, replace_text, run_kind
+
+from .base import RunKind, command_line, register
 from records.parts import has_records
 
-from .backends import LeagueError
+from tournament.backends import LeagueError
 from engine.errors import shown
 from engine.rules import VARIANTS
 
-from .config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
+from tournament.config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
                      parse_config, read_yaml)
-from .finish import finish_command
-from .runner import LeagueSummary, run_dir_of, run_league
-from .scheduler import GameSpec, Slice, derive_seed, league_games
-from .stages import Results
-from .tracking import MLFLOW_RUN_FILE, logged
+from tournament.runner import LeagueSummary, run_dir_of, run_league
+from tournament.scheduler import GameSpec, Slice, derive_seed, league_games
+from tournament.stages import Results
+from tournament.tracking import MLFLOW_RUN_FILE, logged
 
 STAGE_PAIRS = 16  # pairs in a stage of the test, at least
 STAGE_GROWTH = 4  # ... or the pairs so far over this, when that is more
@@ -314,9 +315,8 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
         if not resume:
             raise LeagueError(f"{run_dir} already holds this test's records: add --resume to finish "
                               "it, --fresh to start it over, or choose another --out or --name")
-        if run_kind(run_dir) != "sprt":
-            raise LeagueError(f"cannot resume {run_dir}: it holds a {run_kind(run_dir)}, not an SPRT; finish "
-                              f"it with: {finish_command(run_dir)}")
+        if run_kind(run_dir) != SPRT.name:
+            raise LeagueError(SPRT.refuse(run_dir, run_kind(run_dir)))
         try:
             before = stored_fields(run_dir)
         except ValueError as exc:
@@ -329,12 +329,12 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
         raise LeagueError(f"{run_dir}: another driver (pid {holder}) is writing this run")
     run_dir.mkdir(parents=True, exist_ok=True)
     replace_text(path, yaml.safe_dump(saved, sort_keys=False))
-    logged = (run_dir / MLFLOW_RUN_FILE).exists()
+    was_logged = (run_dir / MLFLOW_RUN_FILE).exists()
     summary = run_league(league, resume=resume, fresh=fresh, on_written=on_written,
-                         schedule=SprtSchedule(league, saved, progress, started), kind="sprt")
+                         schedule=SprtSchedule(league, saved, progress, started), kind=SPRT)
     outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
                           summary.played, summary=summary)
-    if league.mlflow.enabled and not outcome.interrupted and (summary.played or not logged):
+    if league.mlflow.enabled and not outcome.interrupted and (summary.played or not was_logged):
         outcome.mlflow_run_id, outcome.mlflow_error = logged(lambda: log_sprt(league, outcome))
     return outcome
 
@@ -345,7 +345,7 @@ def log_sprt(league: LeagueConfig, outcome: SprtOutcome) -> str:
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
 
-    from .tracking import log_league, quiet, tracking_uri
+    from tournament.tracking import log_league, quiet, tracking_uri
 
     run_id = log_league(league, outcome.run_dir, outcome.summary)
     quiet()
@@ -381,3 +381,49 @@ def load_sprt_file(path: str | Path) -> dict:
         data["seeds"] = tuple(data["seeds"])
     return data
 
+
+class SprtKind(RunKind):
+    """An SPRT's run: a 2-player league of two bots played stage by stage until the test decides."""
+
+    name, label, article, settings = "sprt", "SPRT", "an SPRT", SPRT_FILE
+    decides = True
+
+    def finish_command(self, run_dir: Path) -> str:
+        where = ["--out", str(run_dir.parent), "--name", run_dir.name]
+        try:
+            test = stored_fields(run_dir)  # the settings as a resume reads them back
+        except ValueError:
+            test = None
+        if test is None:
+            return (f"azul sprt with the settings that started this test, and {command_line(where)} --resume "
+                    f"(its {SPRT_FILE} or config.yaml is missing or unreadable)")
+        args = ["azul", "sprt", "--bot", test["new"], "--bot", test["base"]]
+        for key in ("elo0", "elo1", "alpha", "beta", "model"):
+            value = test[key]
+            args += [f"--{key}", f"{value:g}" if isinstance(value, float) else str(value)]
+        args += ["--max-pairs", str(test["max_pairs"]), "--variant", str(test["variant"]), "--seed", str(test["seed"])]
+        for seed in test["seeds"]:
+            args += ["--bot-seed", str(seed)]
+        return command_line(args + where + ["--resume"])
+
+    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
+        result = self._result(run_dir)
+        if result is None:
+            return False
+        return result.decision.verdict != "undecided" or result.decision.pairs >= result.settings["max_pairs"]
+
+    def detail(self, run_dir: Path) -> dict:
+        result = self._result(run_dir)
+        if result is None:
+            return {"note": f"its {SPRT_FILE} is unreadable"}
+        return {"test": result.as_dict(), "max_pairs": result.settings["max_pairs"]}
+
+    @staticmethod
+    def _result(run_dir: Path) -> SprtResult | None:
+        try:
+            return sprt_result(run_dir)
+        except (ValueError, OSError, yaml.YAMLError):  # a damaged sprt.yaml: no decision to read
+            return None
+
+
+SPRT = register(SprtKind())

@@ -148,7 +148,7 @@ class Spsa:
 
     def flips(self, step: int) -> list[int]:
         """delta of step ``step``: +1 or -1 per parameter, from the seed and the step alone."""
-        from .scheduler import derive_seed
+        from tournament.scheduler import derive_seed
 
         bits = derive_seed(self.seed, "spsa", step)
         return [1 if bits >> i & 1 else -1 for i in range(len(self.params))]

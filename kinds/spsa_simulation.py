@@ -7,7 +7,7 @@ The game: each tuned parameter has an optimum; a bot at theta has strength
 so a bot a quarter of parameter i's span off its optimum is ``loss_i`` logits weaker), and a game
 between theta+ and theta- is won by theta+ with probability ``(1 - draw) * sigmoid(s+ - s-)``,
 drawn with probability ``draw``. A pair is two such games (the seats, which the synthetic game
-does not have, swapped). The tune is ``tournament.spsa.Spsa`` exactly as a real tune runs it.
+does not have, swapped). The tune is ``kinds.spsa.Spsa`` exactly as a real tune runs it.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Strategy studies by intervention: treatment and control on the same deals and bot seeds.
 
-    from tournament.study import StudyConfig, run_study
+    from kinds.study import StudyConfig, run_study
     summary = run_study(StudyConfig(name="marker", bot="greedy",
                                     interventions=("marker=take", "marker=avoid"), deals=200))
 
@@ -32,11 +32,13 @@ from records.parts import has_records
 from engine.errors import shown
 from engine.rules import VARIANTS
 
-from .config import (MAX_SEED, BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_choice,
+from tournament.config import (MAX_SEED, BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_choice,
                      check_int, check_name, check_out, read_yaml)
-from .runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
-from .scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
-from .stages import OneStage
+from tournament.runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
+from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
+from tournament.stages import OneStage
+
+from .base import RunKind, command_line, register
 
 CONTROL = "control"  # games.intervention of a control game
 STUDY_FILE = "study.json"  # what the run studied, beside config.yaml (read by analysis.studies)
@@ -233,7 +235,7 @@ def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
         run_dir_of(config).mkdir(parents=True, exist_ok=True)
         write_study_file(study, run_dir_of(config))
     summary = run_league(config, resume=resume, fresh=fresh, progress=progress,
-                         schedule=OneStage(study_games(study)), kind="study")
+                         schedule=OneStage(study_games(study)), kind=STUDY)
     write_study_file(study, run_dir_of(config))
     return summary
 
@@ -248,3 +250,54 @@ def write_study_file(study: StudyConfig, run_dir: Path) -> None:
                                  "observe": parse_intervention(_params(label)).observe()}
                                 for label in study.labels]}
     replace_text(run_dir / STUDY_FILE, json.dumps(record, indent=2) + "\n")
+
+
+def _saved_study(run_dir: Path) -> tuple[dict, dict] | None:
+    """A study folder's ``study.json`` and ``config.yaml`` as mappings (None if either is unreadable)."""
+    from tournament.config import read_yaml
+
+    try:
+        study = json.loads((run_dir / STUDY_FILE).read_text(encoding="utf-8"))
+        config = read_yaml(run_dir / "config.yaml")
+    except (OSError, ValueError):
+        return None
+    return (study, config) if isinstance(study, dict) and isinstance(config, dict) else None
+
+
+class StudyKind(RunKind):
+    """A study's run: treatment and control games on shared deals (one stage of the driver)."""
+
+    name, label, article, settings = "study", "study", "a study", STUDY_FILE
+
+    def finish_command(self, run_dir: Path) -> str:
+        where = ["--out", str(run_dir.parent), "--name", run_dir.name]
+        saved = _saved_study(run_dir)
+        study, config = saved or ({}, {})
+        labels = [i.get("label") for i in study.get("interventions", [])]
+        if labels == ["marker=take", "marker=avoid"] and study.get("seats") == list(range(study.get("players", 0))):
+            args = ["azul", "study", "marker", "--bot", str(study["bot"]), "--players", str(study["players"]),
+                    "--variant", str(study["variant"]), "--deals", str(study["deals"]), "--seed",
+                    str(config.get("seed"))]
+            for spec in study.get("field", []):
+                args += ["--field", str(spec)]
+            return command_line(args + where + ["--resume"])
+        return (f"the azul study command (or study file) that started this study, with --resume and "
+                f"its records in {command_line(where)} (azul study run FILE --out "
+                f"{command_line([str(run_dir.parent)])} --resume for a study file)")
+
+    def planned_games(self, run_dir: Path) -> int | None:
+        saved = _saved_study(run_dir)
+        if saved is None:
+            return None
+        study, config = saved
+        try:
+            labels = tuple(i["label"] for i in study["interventions"])
+            return len(study_games(StudyConfig(
+                name=run_dir.name, bot=study["bot"], interventions=labels, players=study["players"],
+                variant=study["variant"], deals=study["deals"], seats=tuple(study["seats"]),
+                field=tuple(study["field"]), seed=config["seed"])))
+        except (ConfigError, KeyError, TypeError, ValueError):  # not a study's
+            return None
+
+
+STUDY = register(StudyKind())

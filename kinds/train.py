@@ -1,6 +1,6 @@
 """``azul train``: generations of self-play, training and gating (docs/train.md).
 
-    from learn.train import load_train_config, run_train
+    from kinds.train import load_train_config, run_train
     report = run_train(load_train_config("examples/train.yaml"), out="runs", resume=False)
 
 A training run is a folder ``<out>/<name>/``: ``train.yaml`` (its settings), ``lineage.json``
@@ -14,7 +14,7 @@ Generation g >= 1:
 2. data: its positions (learn.data) in ``gen-NNN/data``;
 3. training: a model on the positions of the last ``window`` generations (generation 0's
    records count as one), from the current model's weights, with a held-out tenth of the games;
-4. gate: an SPRT (tournament.sprt) of the new model's bot against the current one at the same
+4. gate: an SPRT (kinds/sprt.py) of the new model's bot against the current one at the same
    iterations per move; H1 accepts it, H0 or undecided (``max_pairs`` reached) does not.
 
 Each step leaves its result in the generation's folder and is skipped when there, the league and
@@ -31,14 +31,15 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from records.folder import replace_text
+from learn.data import TARGETS, read_positions, write_shards
+from learn.model import ValueNet, held_out_mask, train
+from records.folder import new_run_id, replace_text, run_id_of, save_run_id
 from records.parts import has_records
 from tournament.config import ConfigError, check_int, parse_config, read_yaml
 from tournament.runner import run_league
-from tournament.sprt import SprtSettings, run_sprt
 
-from .data import TARGETS, read_positions, write_shards
-from .model import ValueNet, held_out_mask, train
+from .base import REPORT_FILES, RunKind, command_line, register
+from .sprt import SprtSettings, run_sprt
 
 LINEAGE = "lineage.json"
 SETTINGS = "train.yaml"
@@ -142,7 +143,8 @@ def run_train(c: TrainConfig, *, resume: bool = False, log=print) -> list[dict]:
         if changed:
             raise TrainError(f"cannot resume {root}: started with other {', '.join(changed)}")
     root.mkdir(parents=True, exist_ok=True)
-    (root / SETTINGS).write_text(saved, encoding="utf-8")
+    save_run_id(root, run_id_of(root) or new_run_id(c.name), kind=TRAIN.name)
+    replace_text(root / SETTINGS, saved)
     lineage = json.loads(lineage_path.read_text(encoding="utf-8")) if lineage_path.exists() else []
     tracker = _Tracker(c, root) if c.mlflow else None
     if not lineage:
@@ -366,3 +368,47 @@ def plot_curve(lineage: list[dict], path: Path) -> Path:
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+class TrainKind(RunKind):
+    """A training run: generations of self-play (a league), training and a gate (an SPRT), each
+    generation's runs nested in ``gen-NNN/``; finishing the run finishes them."""
+
+    name, label, article, settings = "train", "training run", "a training run", SETTINGS
+    owned = (LINEAGE, "curve.png", *REPORT_FILES)
+    nests = True
+
+    def finish_command(self, run_dir: Path) -> str:
+        return command_line(["azul", "train", str(run_dir / SETTINGS), "--out", str(run_dir.parent), "--resume"])
+
+    def recorded_games(self, run_dir: Path) -> int:
+        """The games of its generations' self-play leagues and gates."""
+        return sum(super(TrainKind, self).recorded_games(d) for d in sorted(run_dir.glob("gen-*/*"))
+                   if (d / "games").is_dir())
+
+    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
+        lineage, settings = self._lineage(run_dir), self._settings(run_dir)
+        return settings is not None and len(lineage) > settings.get("generations", 0)
+
+    def detail(self, run_dir: Path) -> dict:
+        settings = self._settings(run_dir) or {}
+        return {"generations": settings.get("generations"), "lineage": self._lineage(run_dir)}
+
+    @staticmethod
+    def _lineage(run_dir: Path) -> list[dict]:
+        try:
+            lineage = json.loads((run_dir / LINEAGE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return lineage if isinstance(lineage, list) else []
+
+    @staticmethod
+    def _settings(run_dir: Path) -> dict | None:
+        try:
+            settings = read_yaml(run_dir / SETTINGS)
+        except ConfigError:
+            return None
+        return settings if isinstance(settings, dict) else None
+
+
+TRAIN = register(TrainKind())

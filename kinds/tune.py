@@ -1,8 +1,8 @@
-"""A tune: SPSA (tournament/spsa.py) over game pairs on the league driver, as fishtest tunes engines
+"""A tune: SPSA (kinds/spsa.py) over game pairs on the league driver, as fishtest tunes engines
 (docs/tune.md).
 
-    from tournament.tune import run_tune
-    from tournament.tune_config import load_tune_file
+    from kinds.tune import run_tune
+    from kinds.tune_config import load_tune_file
     outcome = run_tune(load_tune_file("examples/tune.yaml"))
     outcome.params, outcome.spec
 
@@ -35,14 +35,16 @@ import yaml
 from records.folder import replace_text
 from records.parts import has_records
 
-from .backends import LeagueError
-from .config import ConfigError, LeagueConfig, parse_config, read_yaml
-from .runner import LeagueSummary, run_dir_of, run_league
-from .scheduler import GameSpec, deal_seed, derive_seed, game_id, seat_cycle
+from tournament.backends import LeagueError
+from tournament.config import ConfigError, LeagueConfig, parse_config, read_yaml
+from tournament.runner import LeagueSummary, run_dir_of, run_league
+from tournament.scheduler import GameSpec, deal_seed, derive_seed, game_id, seat_cycle
+from tournament.stages import Results, Stage
+from tournament.tracking import logged
+
+from .base import REPORT_FILES, RunKind, command_line, register
 from .spsa import Spsa, rounded, steps, summary
-from .stages import Results, Stage
-from .tracking import logged
-from .tune_config import SAVED, TuneConfig
+from .tune_config import SAVED, TuneConfig, load_tune_file
 
 TUNE_FILE = "tune.yaml"  # the tune as it started, in the run folder
 RESULT_FILE = "tune.json"  # the outcome, once the tune is finished
@@ -232,13 +234,10 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
                 raise LeagueError(f"cannot resume {run_dir}: the tune differs from the one it was started "
                                   f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
     run_dir.mkdir(parents=True, exist_ok=True)
-    if fresh:  # the outcome of the run started over
-        for name in (RESULT_FILE, "tune.svg"):
-            (run_dir / name).unlink(missing_ok=True)
     if fresh or not has_records(run_dir) or not path.exists():
         replace_text(run_dir / TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
     schedule = TuneSchedule(config, league, progress, started)
-    summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind="tune")
+    summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind=TUNE)
     outcome = TuneOutcome(run_dir, config, schedule.done, time.perf_counter() - started, summary_.interrupted,
                           summary_.played, summary_)
     if summary_.complete:
@@ -258,7 +257,7 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     from mlflow.entities import Metric, Param
     from mlflow.tracking import MlflowClient
 
-    from .tracking import log_league, metric_key, quiet, tracking_uri
+    from tournament.tracking import log_league, metric_key, quiet, tracking_uri
 
     run_id = log_league(league, outcome.run_dir, outcome.summary)
     quiet()
@@ -276,3 +275,22 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     for name in (TUNE_FILE, RESULT_FILE, "tune.svg"):
         client.log_artifact(run_id, str(outcome.run_dir / name))
     return run_id
+
+
+class TuneKind(RunKind):
+    """A tune's run: SPSA steps, each a stage of game pairs (``TuneSchedule``)."""
+
+    name, label, article, settings = "tune", "tune", "a tune", TUNE_FILE
+    owned = (RESULT_FILE, "tune.svg", *REPORT_FILES)
+
+    def finish_command(self, run_dir: Path) -> str:  # tune.yaml: the tune as it started, named as the folder
+        return command_line(["azul", "tune", str(run_dir / TUNE_FILE), "--out", str(run_dir.parent), "--resume"])
+
+    def planned_games(self, run_dir: Path) -> int | None:
+        try:
+            return load_tune_file(run_dir / TUNE_FILE).total_games
+        except ConfigError:
+            return None
+
+
+TUNE = register(TuneKind())

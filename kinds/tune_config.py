@@ -28,7 +28,7 @@ from bots.registry import bot_parameters, check_params
 from bots.spec import format_bot_spec, parse_bot_spec
 from engine.rules import VARIANTS
 
-from .config import MAX_SEED, ConfigError, check_choice, check_int, check_name, check_out, read_yaml
+from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_name, check_out, read_yaml
 from .spsa import TunedParam, tuned_param
 
 KEYS = ("name", "bot", "fixed", "params", "players", "field", "variant", "pairs", "batch", "seed", "tail",

@@ -12,12 +12,12 @@ Arrow schema), so every reader sees ``SCHEMAS``.
 Who fills a column (``source``): ``run`` the run's id (``build_table``); ``schedule`` the game's
 place in the schedule (its ``GameSpec``); ``config`` the league's config (variant, seats' bot
 names, the engine's version); ``play`` what playing the game gives; ``study`` a strategy study's
-columns, added to ``games`` after the others in a study's records only (tournament/study.py), so a
+columns, added to ``games`` after the others in a study's records only (kinds/study.py), so a
 league's records stay exactly as they were; readers over several runs see null there; ``event``
 a Swiss or knockout event's columns (tournament/events/), added the same way after the others, in
 an event's records only: the event's round, the pairing's number in its round (a Swiss board, a
 knockout bracket slot) and the bots with a bye in that round (so the standings rebuild from the
-records alone); ``tune`` a tune's columns (tournament/tune.py), added likewise to a tune's
+records alone); ``tune`` a tune's columns (kinds/tune.py), added likewise to a tune's
 ``games`` only: the step of SPSA a game belongs to and the tuned parameters' values (JSON objects
 by name) at that step's theta and as theta+ and theta- played them.
 """

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import secrets
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,9 +23,10 @@ import pyarrow.parquet as pq
 from .parts import committed_parts, parquet_files, part_path
 
 RUN_FILE = "run.json"  # {"run_id": ..., "referee": ..., "kind": ...}, written when the run folder is created
-KINDS = ("league", "study", "sprt", "tune")  # what a run folder holds (run.json's kind)
-# tournament.study.STUDY_FILE, analysis.sprt_run.SPRT_FILE, tournament.tune.TUNE_FILE
-KIND_FILES = (("study", "study.json"), ("sprt", "sprt.yaml"), ("tune", "tune.yaml"))
+# What a folder from before run.json kept its kind holds, by the settings file it has (the kinds
+# themselves are declared in kinds/: run.json's kind names one of them)
+LEGACY_KIND_FILES = (("study", "study.json"), ("sprt", "sprt.yaml"), ("tune", "tune.yaml"))
+_KIND_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 QUARANTINE = "quarantine"
 LOCK_FILE = ".lock"
 
@@ -103,9 +105,9 @@ def replace_text(path: Path, text: str) -> None:
 
 def save_run_id(run_dir: Path, run_id: str, referee: str | None = None, kind: str | None = None) -> None:
     """``run.json``: the run's id, (``referee``) who played its games: ``compiled``, ``python``
-    or ``mixed`` (tournament/runner.py), and (``kind``) what the run is: one of ``KINDS``."""
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    or ``mixed`` (tournament/runner.py), and (``kind``) what the run is: a kind's name (kinds/)."""
+    if kind is not None and not _KIND_NAME.match(kind):
+        raise ValueError(f"a run kind is a short lowercase name, not {kind!r}")
     record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {})}
     replace_text(run_dir / RUN_FILE, json.dumps(record) + "\n")
 
@@ -118,9 +120,9 @@ def run_kind(run_dir: str | Path) -> str:
         kind = json.loads((Path(run_dir) / RUN_FILE).read_text(encoding="utf-8")).get("kind")
     except (OSError, ValueError, AttributeError):
         kind = None
-    if kind in KINDS:
+    if isinstance(kind, str) and _KIND_NAME.match(kind):
         return kind
-    kind = next((k for k, name in KIND_FILES if (Path(run_dir) / name).exists()), None)
+    kind = next((k for k, name in LEGACY_KIND_FILES if (Path(run_dir) / name).exists()), None)
     if kind is not None:
         return kind
     for n in committed_parts(Path(run_dir)):  # a stopped study wrote its study.json at the end

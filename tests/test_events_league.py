@@ -18,7 +18,7 @@ from azul_cli.main import app
 from test_league_support import league, subprocess_env
 from tournament.backends import LeagueError
 from tournament.config import parse_config
-from tournament.finish import finish_command
+from kinds import finish_command
 from tournament.runner import run_league
 
 runner = CliRunner()

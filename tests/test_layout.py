@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARIES = ("engine", "bots", "tournament", "analysis")
+LIBRARIES = ("engine", "bots", "tournament", "analysis", "learn", "kinds")
 UI_MODULES = {"typer", "rich", "click"}
 
 
@@ -63,9 +63,11 @@ def test_command_modules_import_no_cycle_and_not_main():
 
 # ------------------------------------------------------------------ the layers, .py and .pyx alike
 # Each package may import only the packages listed for it (and itself): engine at the bottom, bots
-# and the record format above it, tournament and analysis above those (tournament may use analysis's
-# statistics; analysis never tournament or bots), azul_cli on top.
-PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "azul_cli")
+# and the record format above it, tournament (the league driver, which only plays) and analysis
+# above those (tournament may use analysis's statistics; analysis never tournament or bots), learn
+# (records to positions, models) above the driver, the run kinds (kinds/) above everything they
+# run, azul_cli on top.
+PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "azul_cli")
 ALLOWED = {
     "engine": set(),
     "bots": {"engine"},
@@ -73,7 +75,8 @@ ALLOWED = {
     "analysis": {"engine", "records"},
     "tournament": {"engine", "bots", "records", "analysis"},
     "learn": {"engine", "bots", "records", "tournament", "analysis"},
-    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn"},
+    "kinds": {"engine", "bots", "records", "tournament", "analysis", "learn"},
+    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn", "kinds"},
 }
 # the compiled modules that may cimport the core's C declarations (engine/_core.pxd)
 CORE_CIMPORTERS = {"engine", "bots", "tournament/_fastloop.pyx"}
@@ -111,6 +114,89 @@ def test_each_package_imports_only_the_layers_below(package):
         wrong = sorted(tops & set(PACKAGES) - ALLOWED[package] - {package})
         assert not wrong, (f"{path.relative_to(ROOT)} imports {wrong}: {package} may import only "
                            f"{sorted(ALLOWED[package]) or 'nothing of the project'}")
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Every project module (.py, .pyx) and the project modules it imports, imports made inside
+    functions included: ``from a.b import c`` counts as a.b.c when that is a module, else a.b."""
+    mods = {}
+    for package in PACKAGES:
+        for path in source_files(package):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if path.suffix == ".pxd":
+                continue
+            is_package = parts[-1] == "__init__"
+            mods[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+
+    def known(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for name, (path, is_package) in mods.items():
+        here = name.split(".") if is_package else name.split(".")[:-1]
+        deps = set()
+        if path.suffix == ".pyx":
+            deps = {known(m) for m, kind in pyx_imports(path, here[0]) if kind == "import"}
+        else:
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    deps.update(known(a.name) for a in node.names)
+                elif isinstance(node, ast.ImportFrom):
+                    base = (".".join(here[:len(here) - node.level + 1] + ([node.module] if node.module else []))
+                            if node.level else node.module)
+                    deps.update(f"{base}.{a.name}" if f"{base}.{a.name}" in mods else known(base)
+                                for a in node.names)
+        graph[name] = deps - {None, name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan): each an import cycle."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_imports_itself_round_a_cycle_not_even_inside_a_function():
+    graph = module_graph()
+    assert "kinds.sprt" in graph["azul_cli.sprt"] and "tournament.runner" in graph["kinds.sprt"]
+    assert cycles(graph) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_driver_knows_no_kind():
+    """tournament/ plays a schedule into a folder: it names no kind of run and imports no kinds."""
+    for path in python_files("tournament"):
+        text = path.read_text(encoding="utf-8")
+        for word in ('"sprt"', '"study"', '"tune"', '"train"', "'sprt'", "'study'", "'tune'"):
+            assert word not in text, f"{path.relative_to(ROOT)} spells the run kind {word}: ask the kind"
 
 
 def test_the_core_is_reached_only_from_engine_and_compiled_modules():

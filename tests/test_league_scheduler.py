@@ -61,7 +61,7 @@ def test_ids_and_seeds_are_fixed_by_the_config():
 
 def test_packed_batches_unpack_to_the_same_games():
     """How batches travel to Ray tasks: every field of every kind of game comes back, in order."""
-    from tournament.study import StudyConfig, study_games
+    from kinds.study import StudyConfig, study_games
 
     league = list(schedule(4, 3, 2, "permute", seed=5, match="series", self_play=True))
     study = study_games(StudyConfig(name="s", bot="greedy", interventions=("marker=take", "marker=avoid"),

@@ -16,7 +16,7 @@ from tournament import read_table
 from tournament.config import parse_config
 from tournament.runner import run_league
 from tournament.scheduler import GameSpec, deal_seed
-from tournament.sprt import STAGE_PAIRS, SprtSettings, run_sprt
+from kinds.sprt import STAGE_PAIRS, SprtSettings, run_sprt
 from tournament.stages import OneStage, Results
 
 BOTS = ["random", "greedy", "heuristic", {"name": "random-2", "type": "random", "seed": 11}]
@@ -204,7 +204,7 @@ def test_an_sprt_killed_halfway_resumes_to_the_same_decision_and_games(tmp_path,
     moment in the third stage), then --resume: the uninterrupted run's games and decision."""
     script = f"""
 import dataclasses, os, signal
-from tournament.sprt import SprtSettings, run_sprt
+from kinds.sprt import SprtSettings, run_sprt
 league_of = SprtSettings.league
 SprtSettings.league = lambda self: dataclasses.replace(league_of(self), flush_seconds=0, batch_games=2)
 def kill(written):

@@ -12,12 +12,13 @@ from typer.testing import CliRunner
 from analysis.records import connect
 from analysis.studies import study_pairs
 from azul_cli.main import app
+from kinds import LEAGUE, STUDY
+from kinds.sprt import SprtSettings, run_sprt
+from kinds.study import StudyConfig, league_config, run_study
 from records.folder import run_kind
 from records.read import done_game_ids
 from tournament.backends import LeagueError
 from tournament.runner import run_league
-from tournament.sprt import SprtSettings, run_sprt
-from tournament.study import StudyConfig, league_config, run_study
 
 runner = CliRunner()
 
@@ -67,7 +68,7 @@ def test_a_study_folder_sends_repair_and_league_resume_to_azul_study(tmp_path):
 
 def test_a_stopped_study_says_what_it_studied(tmp_path, monkeypatch):
     """study.json is written before the first game: a study stopped halfway still names its command."""
-    import tournament.study as study_module
+    import kinds.study as study_module
 
     def stopped(config, **kw):
         raise KeyboardInterrupt
@@ -84,7 +85,9 @@ def test_a_study_whose_command_cannot_be_rebuilt_gets_a_sentence(tmp_path):
     result = runner.invoke(app, ["league", "repair", str(tmp_path / "s")])
     assert result.exit_code == 0 and "finish the study with: the azul study command" in result.output
     with pytest.raises(LeagueError, match="holds a study, not a league"):
-        run_league(league_config(study), resume=True)
+        run_league(league_config(study), resume=True, kind=LEAGUE)  # as azul league run does
+    with pytest.raises(LeagueError, match="holds a run of kind study, not a league"):
+        run_league(league_config(study), resume=True)  # the driver alone knows no kind's command
 
 
 def test_an_sprt_folder_sends_repair_and_league_resume_to_azul_sprt(tmp_path):
@@ -122,7 +125,7 @@ def test_study_readers_refuse_games_outside_the_design(tmp_path):
     the study's readers refuse the mixture instead of counting it."""
     study = StudyConfig(name="s", bot="greedy", deals=2, out=str(tmp_path), interventions=("marker=take",))
     run_study(study)
-    run_league(league_config(study), resume=True, kind="study")  # forced past the kind check
+    run_league(league_config(study), resume=True, kind=STUDY)  # forced past the kind check
     with connect(tmp_path / "s") as con, pytest.raises(ValueError, match="not part of a study's design"):
         study_pairs(con)
     shown = runner.invoke(app, ["study", "show", str(tmp_path / "s")])

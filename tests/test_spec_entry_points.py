@@ -12,8 +12,8 @@ from bots.external import ExternalBot
 from bots.registry import SEED_APART
 from bots.spec import bot_from_spec, parse_bot_spec
 from tournament.config import ConfigError, parse_config
-from tournament.sprt import SprtSettings
-from tournament.study import StudyConfig, league_config
+from kinds.sprt import SprtSettings
+from kinds.study import StudyConfig, league_config
 
 runner = CliRunner()
 RANDOM_BOT = Path(__file__).resolve().parents[1] / "examples" / "random_bot.py"

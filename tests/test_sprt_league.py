@@ -14,7 +14,7 @@ from analysis.sprt_run import in_order, pair_cells, sprt_result
 from analysis.synthetic import synthetic_league
 from azul_cli.main import app
 from tournament.backends import LeagueError
-from tournament.sprt import SprtSettings, run_sprt
+from kinds.sprt import SprtSettings, run_sprt
 
 runner = CliRunner()
 

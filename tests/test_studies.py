@@ -19,7 +19,7 @@ from engine import new_game
 from engine.loop import Moved, play
 from tournament.config import ConfigError
 from tournament.scheduler import round_seed
-from tournament.study import StudyConfig, run_study, study_games
+from kinds.study import StudyConfig, run_study, study_games
 
 SPEC8 = {"intervention", "metric", "effect", "low", "high", "deals", "games"}
 

@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 from azul_cli.main import app
 from tournament.config import ConfigError
-from tournament.sprt import SprtSettings, load_sprt_file
-from tournament.study import league_config, parse_study
+from kinds.sprt import SprtSettings, load_sprt_file
+from kinds.study import league_config, parse_study
 
 runner = CliRunner()
 STUDY = {"name": "p", "bot": "greedy", "interventions": ["marker=take", "marker=avoid"], "players": 2,

@@ -1,5 +1,5 @@
 """``azul train`` end to end on a tiny budget: generation 0 from records, two generations of
-self-play, training and gating, an interruption and ``--resume``, the MLflow run (learn/train.py)."""
+self-play, training and gating, an interruption and ``--resume``, the MLflow run (kinds/train.py)."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import learn.train as train_module
+import kinds.train as train_module
 from azul_cli.main import app
 from bots.value_file import read_model
-from learn.train import TrainError, load_train_config, run_train
+from kinds.train import TrainError, load_train_config, run_train
 from test_league_support import league
 from tournament import read_table
 from tournament.config import parse_config

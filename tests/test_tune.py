@@ -1,4 +1,4 @@
-"""``azul tune`` on the league driver (tournament/tune.py): a real smoke tune through the command,
+"""``azul tune`` on the league driver (kinds/tune.py): a real smoke tune through the command,
 its records and outputs, resume after an interruption, the 3-player design, and config errors."""
 import json
 
@@ -13,10 +13,10 @@ from azul_cli.main import app
 from bots.spec import bot_from_spec
 from records.folder import run_kind
 from records.read import read_table
-from tournament.finish import finish_command
+from kinds import finish_command
 from tournament.stages import Stage
-from tournament.tune import run_tune
-from tournament.tune_config import parse_tune
+from kinds.tune import run_tune
+from kinds.tune_config import parse_tune
 
 runner = CliRunner()
 

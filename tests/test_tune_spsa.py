@@ -1,11 +1,11 @@
-"""SPSA's arithmetic (tournament/spsa.py) and its convergence on the synthetic game
-(tournament/spsa_simulation.py), without the engine."""
+"""SPSA's arithmetic (kinds/spsa.py) and its convergence on the synthetic game
+(kinds/spsa_simulation.py), without the engine."""
 import math
 
 import pytest
 
-from tournament.spsa import GAMMA, Spsa, steps, summary, tuned_param
-from tournament.spsa_simulation import convergence
+from kinds.spsa import GAMMA, Spsa, steps, summary, tuned_param
+from kinds.spsa_simulation import convergence
 
 
 def test_defaults_come_from_the_registry():

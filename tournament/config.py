@@ -430,7 +430,7 @@ def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
 
 def check_name(value: Any, where: str = "name") -> str:
     """``value`` as a run's or bot's name (a ConfigError naming ``where`` otherwise): what a league
-    config accepts, for the runs made without one (tournament/study.py)."""
+    config accepts, for the runs made without one (kinds/study.py)."""
     try:
         return _name(value, where)
     except _FieldError as exc:

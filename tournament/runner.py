@@ -30,15 +30,15 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
-from records.folder import (RUN_FILE, RunInUse, new_run_id, replace_text, run_id_of, run_kind, save_run_id,
-                            take_lock)
+from records.folder import (QUARANTINE, RUN_FILE, RunInUse, new_run_id, replace_text, run_id_of, run_kind,
+                            save_run_id, take_lock)
 from records.parts import has_records
 from records.read import done_game_ids
 from records.tables import build_table, empty_table, with_columns
@@ -48,11 +48,11 @@ from .backends import LeagueError, RayBackend, SerialBackend
 from .batches import BatchSizer, Listed, Slices
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_yaml
 from .fastloop import why_python_referee
-from .finish import finish_command
 from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, Slice, event_columns, games_of, league_games, seat_blocks, series_id
 from .stages import Recorded, Schedule, Stage, stages_of
 from .standings import BotStanding, Tally, league_standings, league_tally
+from .tracking import MLFLOW_RUN_FILE
 
 CONFIG_FILE = "config.yaml"
 STANDINGS_FILE = "standings.csv"
@@ -156,28 +156,54 @@ def repair_run(run_dir: str | Path) -> RepairReport:
         return repair(run_dir)
 
 
+class FolderKind(Protocol):
+    """What the driver asks of the kind of run it plays (kinds.RunKind is one): ``name`` goes to
+    ``run.json``; ``owned``, the files and folders of its own that ``--fresh`` removes besides
+    the driver's; ``refuse(run_dir, other)``, the refusal to play it into a folder of another kind."""
+
+    name: str
+    owned: tuple[str, ...]
+
+    def refuse(self, run_dir: Path, other: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class PlainLeague:
+    """The kind of a run played without one (a league config handed to ``run_league`` as it is)."""
+
+    name: str = "league"
+    owned: tuple[str, ...] = ()
+
+    def refuse(self, run_dir: Path, other: str) -> str:
+        return (f"{run_dir} holds a run of kind {other}, not a league: playing it as one would spoil its "
+                "records (azul league repair names the command that finishes it)")
+
+
+# what the driver writes in a run folder (the records, the config, the run's id, the standings)
+DRIVER_FILES = (*SCHEMAS, CONFIG_FILE, RUN_FILE, STANDINGS_FILE, "standings.json", MLFLOW_RUN_FILE, QUARANTINE)
+
+
 def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool,
-                    summary: LeagueSummary | None = None, kind: str = "league") -> set[str]:
+                    summary: LeagueSummary | None = None, kind: FolderKind = PlainLeague()) -> set[str]:
     """Check the run folder against the config and return the ids of the games already recorded.
 
-    Makes the run's id when the folder is new (or ``fresh``) and keeps it, with the run's
-    ``kind`` (league, study, sprt), in ``run.json``; a folder whose records are of another kind
-    is refused, naming the command that finishes it. A resume repairs the folder first
-    (``tournament.repair``). Both go to ``summary`` if given.
+    Makes the run's id when the folder is new (or ``fresh``: the driver's files and the kind's
+    ``owned`` ones removed first) and keeps it, with the run's kind, in ``run.json``; a folder
+    whose records are of another kind is refused (``kind.refuse``). A resume repairs the folder
+    first (``tournament.repair``). Both go to ``summary`` if given.
     """
     saved = run_dir / CONFIG_FILE
     report = None
     if fresh:
-        for name in list(SCHEMAS) + [CONFIG_FILE, RUN_FILE, STANDINGS_FILE, "standings.json", "mlflow_run.txt"]:
+        for name in (*DRIVER_FILES, *kind.owned):
             p = run_dir / name
             if p.is_dir():
                 shutil.rmtree(p)
             elif p.exists():
                 p.unlink()
     elif has_records(run_dir):  # a config.yaml alone is a league that never got to play
-        if run_kind(run_dir) != kind:
-            raise LeagueError(f"{run_dir} holds {_A[run_kind(run_dir)]}, not {_A[kind]}: playing it as one "
-                              f"would spoil its records; finish it with: {finish_command(run_dir)}")
+        if run_kind(run_dir) != kind.name:
+            raise LeagueError(kind.refuse(run_dir, run_kind(run_dir)))
         if not resume:
             raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
                               "--fresh to start it over, or choose another --out")
@@ -192,14 +218,11 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id
     done = done_game_ids(run_dir)
     save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)),
-                kind)
+                kind.name)
     replace_text(saved, config.to_yaml())
     if summary is not None:
         summary.run_id, summary.repair = run_id, report
     return done
-
-
-_A = {"league": "a league", "study": "a study", "sprt": "an SPRT", "tune": "a tune"}  # run kinds, in a sentence
 
 
 def folder_referee(run_dir: Path, referee: str, kept: bool) -> str:
@@ -235,7 +258,7 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
                resubmits: int = 2, on_written: Callable[[int], None] | None = None,
-               schedule: Schedule | None = None, kind: str = "league") -> LeagueSummary:
+               schedule: Schedule | None = None, kind: FolderKind = PlainLeague()) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
@@ -244,7 +267,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     (tests use it to stop a league halfway). ``schedule``: play its games, stage by stage,
     instead of the config's round-robin (tournament/stages.py: an SPRT, a study); their bots
     index ``config.bots``; an event config (``config.format``: gauntlet, swiss, knockout) plays its
-    format's (tournament/events/); ``kind``: what the run is (``run.json``: league, study or sprt).
+    format's (tournament/events/); ``kind``: what the run is (``FolderKind``: kinds.LEAGUE, SPRT...).
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()

@@ -158,7 +158,7 @@ class GameSpec(NamedTuple):
     seats: tuple[int, ...]  # bot index (into config.bots) in each seat
     opener: int = 0  # the seat that opens round 1
     series_game: int | None = None  # 1 or 2 in a league of series, None in a league of games
-    # A study's game (tournament/study.py): each seat's bot seed, shared by its treatment and
+    # A study's game (kinds/study.py): each seat's bot seed, shared by its treatment and
     # control games (None: ``bot_game_seed``), the intervention it plays (``control`` in the
     # control game) and the seat that plays it; all None in a league.
     bot_seeds: tuple[int, ...] | None = None

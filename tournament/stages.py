@@ -22,11 +22,11 @@ rows come sorted by game id).
 
 A stage may also carry the bots its games are played by (``Stage``: ``config.bots``' entries with
 other parameters, the same names in the same order) and columns of the ``games`` table that hold
-one value for all its games (records.columns' optional ones): a tune (tournament/tune.py) plays
+one value for all its games (records.columns' optional ones): a tune (kinds/tune.py) plays
 each step's theta+ and theta- so, and records the theta they played with; like the games, they
 must follow from ``results`` alone, which is what lets ``--resume`` rebuild them.
 
-The SPRT (tournament/sprt.py: pairs until the test decides), a study (``OneStage``: its fixed
+The SPRT (kinds/sprt.py: pairs until the test decides), a study (``OneStage``: its fixed
 games) and a tune are schedules; a league's own round-robin is played by the driver directly, without one
 (its fresh games go to the tasks as slices of the schedule, tournament/batches.py).
 """
@@ -107,7 +107,7 @@ class Schedule(Protocol):
 
 @dataclass
 class OneStage:
-    """A schedule of one stage: these games (a study's, tournament/study.py)."""
+    """A schedule of one stage: these games (a study's, kinds/study.py)."""
 
     games: list[GameSpec]
     total: int = field(init=False)

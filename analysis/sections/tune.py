@@ -1,5 +1,5 @@
 """The report's tune: each tuned parameter's path and final value, for each run folder that is a
-tune (tournament/tune.py; its games record theta per step)."""
+tune (kinds/tune.py; its games record theta per step)."""
 from __future__ import annotations
 
 import polars as pl

@@ -1,0 +1,149 @@
+"""What a run kind declares, and the registry of kinds keyed by ``run.json``'s kind.
+
+A run folder holds one kind of run: a league (a round-robin or an event format), an SPRT, a
+study, a tune or a training run. Each kind is one ``RunKind`` object, registered once
+(``register``), that says what the driver and the commands need to know of it: its settings
+file, the files it owns besides the driver's (``--fresh`` removes exactly the driver's and
+these), the command that finishes a stopped run of it, how many games it plans, and where a run
+of it stands as data (``status``: what ``azul league status`` prints and a web page can draw).
+The league driver (``tournament.runner.run_league``) plays a schedule into a folder and knows
+no kind: it is handed one (``RunKind`` satisfies its ``FolderKind``) and asks it.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from records.folder import lock_holder, run_kind
+
+REPORT_FILES = ("report.html", "elo.csv", "summary.md")  # azul report's, in any run folder
+
+
+@dataclass
+class RunStatus:
+    """Where a run stands, as data: ``recorded`` games of ``planned`` (None: the kind plays until
+    it decides, or the folder no longer says), its ``state`` (``running`` while a driver holds
+    the folder, ``finished``, else ``stopped``), the command that finishes it (None when finished),
+    the pid of the driver playing it, and ``detail``: what that kind has besides (the standings,
+    an SPRT's LLR and bounds, a tune's parameters, a training run's lineage)."""
+
+    kind: str
+    name: str
+    recorded: int
+    planned: int | None
+    state: str
+    finish: str | None
+    driver: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    decides: bool = False  # the kind plays until a test decides (``RunKind.decides``)
+
+
+class RunKind:
+    """A kind of run. Subclasses set the class attributes and override what differs.
+
+    ``name``: run.json's kind; ``label``: how a sentence names one run ("SPRT"); ``article``:
+    "an SPRT"; ``settings``: the file it keeps its settings in, beside the records; ``owned``:
+    the files and folders it writes besides the driver's (removed by ``--fresh``); ``nests``:
+    whether its runs hold runs of their own (a training run's self-play and gates), whose
+    stopped runs are finished by finishing this one."""
+
+    name = "run"
+    label = "run"
+    article = "a run"
+    settings = "config.yaml"
+    owned: tuple[str, ...] = REPORT_FILES
+    nests = False
+    decides = False  # plays until a test decides (an SPRT): no planned total
+
+    def finish_command(self, run_dir: Path) -> str:
+        """The command (or a sentence naming it) that finishes a stopped run of this kind."""
+        raise NotImplementedError
+
+    def planned_games(self, run_dir: Path) -> int | None:
+        """How many games the run plays in all; None when the kind plays until it decides or
+        the folder no longer says."""
+        return None
+
+    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
+        """Whether the run is over (by default: every planned game recorded)."""
+        return planned is not None and recorded >= planned
+
+    def detail(self, run_dir: Path) -> dict[str, Any]:
+        """What this kind's status has besides the counts (``RunStatus.detail``)."""
+        return {}
+
+    def recorded_games(self, run_dir: Path) -> int:
+        """The games recorded in the folder (a training run: in its nested runs)."""
+        from records.read import done_game_ids
+
+        return len(done_game_ids(run_dir))
+
+    def status(self, run_dir: Path) -> RunStatus:
+        """Where the run in ``run_dir`` stands (``RunStatus``). Reads the lock's holder without
+        taking the lock, so a reader never makes a starting driver fail."""
+        run_dir = Path(run_dir)
+        recorded, planned = self.recorded_games(run_dir), self.planned_games(run_dir)
+        driver = lock_holder(run_dir)
+        finished = self.is_finished(run_dir, recorded, planned)
+        state = "running" if driver is not None else "finished" if finished else "stopped"
+        return RunStatus(self.name, run_dir.name, recorded, planned, state,
+                         None if finished else finish_command(run_dir), driver, self.detail(run_dir), self.decides)
+
+    # what the league driver asks (tournament.runner.FolderKind)
+    def refuse(self, run_dir: Path, other: str) -> str:
+        """The driver's refusal to play this kind into a folder of kind ``other``."""
+        return (f"{run_dir} holds {kind_named(other).article}, not {self.article}: playing it as one would "
+                f"spoil its records; finish it with: {finish_command(run_dir)}")
+
+
+KINDS: dict[str, RunKind] = {}
+
+
+def register(kind: RunKind) -> RunKind:
+    """Add a kind to the registry (by ``kind.name``); a name registered twice is an error."""
+    if kind.name in KINDS and KINDS[kind.name] is not kind:
+        raise ValueError(f"run kind {kind.name!r} is registered already")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kind_named(name: str) -> RunKind:
+    """The registered kind of that name (an unknown one: a ValueError naming the known)."""
+    if name not in KINDS:
+        raise ValueError(f"unknown run kind {name!r} (kinds: {', '.join(KINDS)})")
+    return KINDS[name]
+
+
+def kind_of(run_dir: str | Path) -> RunKind:
+    """The kind of the run in ``run_dir`` (``records.folder.run_kind``: run.json's kind, or what
+    an older folder holds)."""
+    return kind_named(run_kind(run_dir))
+
+
+def parent_run(run_dir: Path) -> Path | None:
+    """The run that holds ``run_dir`` (a training run's ``gen-NNN/selfplay`` or gate), if any:
+    the nearest folder above it, at most two levels up, whose kind nests runs."""
+    for up in (run_dir.parent, run_dir.parent.parent):
+        try:
+            if up != run_dir and kind_of(up).nests:
+                return up
+        except ValueError:
+            continue
+    return None
+
+
+def finish_command(run_dir: str | Path) -> str:
+    """How to finish the run in ``run_dir``: its kind's command, or, for a run nested in another
+    (a training run's self-play league or gate), the command that finishes the outer run."""
+    run_dir = Path(run_dir)
+    outer = parent_run(run_dir)
+    if outer is not None:
+        return kind_of(outer).finish_command(outer)
+    return kind_of(run_dir).finish_command(run_dir)
+
+
+def command_line(args: list[str]) -> str:
+    """A command as it can be pasted into a shell."""
+    return " ".join(shlex.quote(a) for a in args)

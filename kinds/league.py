@@ -1,0 +1,49 @@
+"""The league kind: a round-robin, or an event format (gauntlet, Swiss, knockout), played from a
+league config (``azul league run``; tournament/config.py, tournament/events/)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tournament.config import ConfigError, LeagueConfig, parse_config, read_yaml
+from tournament.runner import CONFIG_FILE
+
+from .base import RunKind, command_line, register
+
+
+def saved_config(run_dir: Path) -> LeagueConfig | None:
+    """The league config a run was started with (its ``config.yaml``), or None if unreadable."""
+    try:
+        return parse_config(read_yaml(run_dir / CONFIG_FILE), source=str(run_dir / CONFIG_FILE))
+    except ConfigError:
+        return None
+
+
+def standings_detail(run_dir: Path) -> dict[str, Any]:
+    """A league driver's run as it stands: each bot's standing (tournament.standings), and the
+    failures by kind; {} when the saved config cannot be read."""
+    from tournament.standings import league_standings
+
+    config = saved_config(run_dir)
+    if config is None:
+        return {}
+    standings, tally = league_standings(run_dir, [b.name for b in config.bots])
+    return {"standings": [s.as_dict() for s in standings], "failures": dict(tally.failures)}
+
+
+class LeagueKind(RunKind):
+    name, label, article = "league", "league", "a league"
+
+    def finish_command(self, run_dir: Path) -> str:
+        return command_line(["azul", "league", "run", str(run_dir / CONFIG_FILE), "--out", str(run_dir.parent),
+                             "--resume"])
+
+    def planned_games(self, run_dir: Path) -> int | None:
+        config = saved_config(run_dir)
+        return None if config is None else config.total_games
+
+    def detail(self, run_dir: Path) -> dict[str, Any]:
+        return standings_detail(run_dir)
+
+
+LEAGUE = register(LeagueKind())

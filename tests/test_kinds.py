@@ -1,0 +1,96 @@
+"""Run kinds declared once (kinds/): a kind defined here, with no other edit, gets its status,
+its repair line, its --fresh and the refusals; a run nested in a training run is finished by
+finishing the training run."""
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+from typer.testing import CliRunner
+
+from azul_cli.main import app
+from kinds import KINDS, LEAGUE, TRAIN, RunKind, finish_command, kind_of, register
+from kinds.base import command_line
+from records.folder import new_run_id, run_kind, save_run_id
+from test_league_support import league
+from tournament.backends import LeagueError
+from tournament.config import parse_config
+from tournament.runner import run_league
+
+runner = CliRunner()
+
+
+class CountKind(RunKind):
+    """A throwaway kind: a league's games counted against a total of its own."""
+
+    name, label, article, settings = "count", "count run", "a count run", "count.yaml"
+    owned = ("count.json",)
+
+    def finish_command(self, run_dir):
+        return command_line(["azul-count", str(run_dir), "--resume"])
+
+    def planned_games(self, run_dir):
+        return 10
+
+    def detail(self, run_dir):
+        return {"note": "counted by the test"}
+
+
+COUNT = register(CountKind())
+
+
+def test_a_kind_declared_in_a_test_gets_status_repair_fresh_and_refusals(tmp_path):
+    config = parse_config(league(tmp_path, ["random", "greedy"], name="c", deals=4))  # 8 games
+    summary = run_league(config, kind=COUNT)
+    run = tmp_path / "c"
+    assert summary.recorded == 8 and run_kind(run) == "count" and kind_of(run) is COUNT
+    (run / "count.json").write_text("{}")
+    st = COUNT.status(run)
+    assert (st.recorded, st.planned, st.state, st.detail) == (8, 10, "stopped", {"note": "counted by the test"})
+    assert st.finish == f"azul-count {shlex.quote(str(run))} --resume"
+    status = runner.invoke(app, ["league", "status", str(run)])
+    assert status.exit_code == 0, status.output
+    assert f"count run c: 8 of 10 games recorded, incomplete (finish it with: {st.finish})" in status.output
+    repaired = runner.invoke(app, ["league", "repair", str(run)])
+    assert repaired.exit_code == 0 and f"finish the count run with: {st.finish}" in repaired.output
+    with pytest.raises(LeagueError, match=r"holds a count run, not a league: .* finish it with: azul-count"):
+        run_league(config, resume=True, kind=LEAGUE)
+    with pytest.raises(LeagueError, match=r"holds a league, not a count run"):
+        other = parse_config(league(tmp_path, ["random", "greedy"], name="o", deals=1))
+        run_league(other, kind=LEAGUE)
+        run_league(other, resume=True, kind=COUNT)
+    again = run_league(config, fresh=True, kind=COUNT)
+    assert again.played == 8 and not (run / "count.json").exists()  # --fresh removes what the kind owns
+    assert KINDS["count"] is COUNT and kind_of(run).status(run).recorded == 8
+
+
+def test_a_kind_is_registered_once():
+    with pytest.raises(ValueError, match="registered already"):
+        register(CountKind())
+    assert register(COUNT) is COUNT
+    with pytest.raises(ValueError, match="unknown run kind 'nope'"):
+        from kinds import kind_named
+
+        kind_named("nope")
+
+
+def test_a_run_nested_in_a_training_run_is_finished_by_the_training_run(tmp_path):
+    root = tmp_path / "t"
+    root.mkdir()
+    save_run_id(root, new_run_id("t"), kind=TRAIN.name)
+    (root / "train.yaml").write_text("name: t\ngenerations: 2\n")
+    (root / "lineage.json").write_text(json.dumps([{"generation": 0, "accepted": True, "model": "value-2p"}]))
+    selfplay = parse_config(league(root / "gen-001", ["random", "greedy"], name="selfplay", deals=1))
+    run_league(selfplay)
+    inner = root / "gen-001" / "selfplay"
+    expected = f"azul train {shlex.quote(str(root / 'train.yaml'))} --out {shlex.quote(str(tmp_path))} --resume"
+    assert finish_command(inner) == expected == finish_command(root)
+    repaired = runner.invoke(app, ["league", "repair", str(inner)])
+    assert repaired.exit_code == 0 and expected in repaired.output
+    st = TRAIN.status(root)
+    assert st.recorded == 2 and st.state == "stopped" and st.finish == expected
+    assert st.detail["generations"] == 2 and st.detail["lineage"][0]["model"] == "value-2p"
+    status = runner.invoke(app, ["league", "status", str(root)])
+    assert status.exit_code == 0 and "training run t: 2 games recorded" in status.output, status.output
+    assert "lineage: 1 of 3 generations, accepted [0]; the current model: value-2p" in status.output
