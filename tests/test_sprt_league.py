@@ -142,3 +142,20 @@ def test_a_clean_test_says_no_faults(tmp_path):
                                  "--workers", "0", "--out", str(tmp_path), "--no-mlflow"])
     assert result.exit_code == 0, result.output
     assert "faults: none" in result.output and "forfeits" not in result.output
+
+
+def test_azul_sprt_with_its_defaults_logs_to_mlflow(tmp_path):
+    """MLflow on, as a user runs it: the test ends with its verdict and one MLflow run, no traceback
+    (run_sprt's local flag once hid tracking.logged)."""
+    from mlflow.tracking import MlflowClient
+
+    result = runner.invoke(app, ["sprt", "--bot", "greedy", "--bot", "random", "--elo1", "200", "--max-pairs", "4",
+                                 "--workers", "0", "--out", str(tmp_path), "--name", "m"])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output and "not in MLflow" not in result.output
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    runs = [r for e in client.search_experiments() for r in client.search_runs([e.experiment_id])]
+    assert len(runs) == 1 and runs[0].data.params  # the test's settings went with it
+    again = runner.invoke(app, ["sprt", "--bot", "greedy", "--bot", "random", "--elo1", "200", "--max-pairs", "4",
+                                "--workers", "0", "--out", str(tmp_path), "--name", "m", "--resume"])
+    assert again.exit_code == 0, again.output
