@@ -32,6 +32,9 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from records.names import CONFIG_FILE
+from records.store import RunStore
+
 
 @dataclass
 class Pairing:
@@ -246,14 +249,11 @@ def gauntlet_table(results: pl.DataFrame, games: pl.DataFrame, challengers: list
 
 
 # ---------------------------------------------------------------- an event's standings, whole
-CONFIG_FILE = "config.yaml"  # as tournament.runner.CONFIG_FILE
-
-
 def event_settings(run_dir: str | Path) -> dict | None:
     """The event a run folder holds, from its config.yaml: ``format``, ``bots`` (names in seed
     order), ``challengers``, ``series``; None for a round-robin (or a folder without a config)."""
     try:
-        config = yaml.safe_load((Path(run_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
+        config = yaml.safe_load(RunStore(run_dir).read_text(CONFIG_FILE))
     except (OSError, yaml.YAMLError):
         return None
     if not isinstance(config, dict) or config.get("format", "round-robin") == "round-robin":

@@ -24,7 +24,8 @@ import polars as pl
 from records.checks import READ_ERRORS, check_run_dir, naming_damage
 from records.columns import TABLES
 from records.folder import folder_run_ids
-from records.parts import PART, parquet_files
+from records.parts import PART
+from records.store import RunStore
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ def check_runs(run_dirs: str | Path | Iterable[str | Path] | Runs) -> Runs:
     for d in dirs:
         if not d.is_dir():
             raise ValueError(f"{d}: not a folder")
-        if not parquet_files(d, "games"):
+        if not RunStore(d).part_files("games"):
             raise ValueError(f"{d}: no game records (no games/*.parquet)")
         check_run_dir(d)
         for run_id in sorted(folder_run_ids(d)):
@@ -89,7 +90,7 @@ def check_runs(run_dirs: str | Path | Iterable[str | Path] | Runs) -> Runs:
                                  "made before run ids were unique (docs/league.md, Run ids); read them "
                                  "one at a time")
             owner[run_id] = d
-    files = {name: tuple(tuple(parquet_files(d, name)) for d in dirs) for name in TABLES}
+    files = {name: tuple(tuple(RunStore(d).part_files(name)) for d in dirs) for name in TABLES}
     return Runs(tuple(dirs), files, tuple(notes))
 
 

@@ -20,7 +20,8 @@ from typing import Any
 
 import polars as pl
 
-from records.folder import replace_text
+from records.names import ELO_CSV, REPORT_FILES, REPORT_HTML, SUMMARY_MD
+from records.store import RunStore
 
 from . import stats
 from .bootstrap import check_count
@@ -30,7 +31,7 @@ from .sections import SECTIONS, Context, Section
 from .sections.format import esc, interval, md_cell
 from .sections.ratings import rated
 
-FILES = ("report.html", "elo.csv", "summary.md")
+FILES = REPORT_FILES
 
 
 @dataclass
@@ -58,15 +59,11 @@ def build_report(run_dirs: str | Path | Iterable[str | Path] | Runs, out_dir: st
 
 def write_report(report: Report, out_dir: str | Path) -> dict[str, Path]:
     """Write the three files of a collected report (each to a temporary name, then renamed)."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    texts = {"report.html": render_html(report), "elo.csv": elo_csv(report),
-             "summary.md": render_summary(report)}
-    paths = {}
+    out = RunStore(out_dir)
+    texts = {REPORT_HTML: render_html(report), ELO_CSV: elo_csv(report), SUMMARY_MD: render_summary(report)}
     for name, text in texts.items():
-        replace_text(out / name, text)
-        paths[name] = out / name
-    return paths
+        out.write_text(name, text)
+    return {name: out.local(name) for name in texts}
 
 
 def context(runs: Runs, bootstrap: int, seed: int) -> Context:

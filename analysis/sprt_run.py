@@ -19,22 +19,24 @@ from pathlib import Path
 import polars as pl
 import yaml
 
+from records.names import SPRT_FILE
+from records.store import RunStore
+
 from . import sprt
 from .stats import outcomes
 
-SPRT_FILE = "sprt.yaml"
 SETTINGS = ("new", "base", "elo0", "elo1", "alpha", "beta", "model", "max_pairs")
 CRASH = "(crash)"  # ``faults``' bot of a game no seat forfeited: its worker died (every seat last)
 
 
 def read_settings(run_dir: str | Path) -> dict | None:
     """The SPRT settings of a run folder (``sprt.yaml``), or None when it is not an SPRT run."""
-    path = Path(run_dir) / SPRT_FILE
-    if not path.exists():
+    store = RunStore(run_dir)
+    if not store.exists(SPRT_FILE):
         return None
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.safe_load(store.read_text(SPRT_FILE))
     if not isinstance(data, dict) or not all(k in data for k in SETTINGS):
-        raise ValueError(f"{path}: not an SPRT's settings (fields: {', '.join(SETTINGS)})")
+        raise ValueError(f"{store.where(SPRT_FILE)}: not an SPRT's settings (fields: {', '.join(SETTINGS)})")
     return data
 
 
@@ -165,7 +167,7 @@ def sprt_result(run_dir: str | Path, runs=None) -> SprtResult | None:
         return None
     from .records import read_records
 
-    if runs is None and not any((Path(run_dir) / "games").glob("*.parquet")):
+    if runs is None and not RunStore(run_dir).committed():
         return evaluate(settings, pair_cells(pl.DataFrame(), pl.DataFrame(), settings["new"]), 0)
     records = read_records(runs or run_dir)
     results, games = records["results"], records["games"]

@@ -21,6 +21,9 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from records.names import STUDY_FILE
+from records.store import RunStore
+
 from .bootstrap import percentile_interval, resample_counts
 from .marker import _takes
 from .openings import first_moves_sql
@@ -28,7 +31,6 @@ from .records import OUTCOMES_SQL, columns, require
 from .stats import Z95
 
 CONTROL = "control"  # as kinds.study.CONTROL
-STUDY_FILE = "study.json"  # as kinds.study.STUDY_FILE
 METRICS = {"points": ("t_score", "c_score"), "win": ("t_win", "c_win")}
 
 
@@ -128,8 +130,8 @@ _SCHEMA = {"intervention": pl.String, "metric": pl.String, "effect": pl.Float64,
 
 def read_study(run_dir: str | Path) -> dict | None:
     """A run folder's ``study.json`` (what it studied), or None."""
-    path = Path(run_dir) / STUDY_FILE
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+    store = RunStore(run_dir)
+    return json.loads(store.read_text(STUDY_FILE)) if store.exists(STUDY_FILE) else None
 
 
 def observational(con: duckdb.DuckDBPyConnection, observe: dict) -> dict[str, dict]:

@@ -37,7 +37,7 @@ import pyarrow as pa
 from engine.rules import COLOURS as COLORS
 from engine.rules import FLOOR_SLOTS, FLOOR_TOTALS
 from records.columns import TABLES
-from records.parts import write_part
+from records.parts import has_records, write_part
 from records.tables import build_table, coded
 
 _i32, _i64, _f64, _str, _bool = pa.int32(), pa.int64(), pa.float64(), pa.string(), pa.bool_()
@@ -70,7 +70,7 @@ def write_synthetic_run(run_dir: str | Path, games: int, *,
     if part_games < 2 or part_games % 2:
         raise ValueError(f"part_games must be even and at least 2 (got {part_games})")
     run_dir = Path(run_dir)
-    if any(any((run_dir / name).glob("*.parquet")) for name in TABLES):
+    if has_records(run_dir):
         raise ValueError(f"{run_dir}: already holds records")
     run_id = run_dir.name if run_id is None else run_id
     for name in TABLES:

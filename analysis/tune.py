@@ -11,9 +11,10 @@ import json
 import math
 from pathlib import Path
 
-from .plots import BLUE, GREY, STYLE, to_svg
+from records.names import CONFIG_FILE, TUNE_RESULT
+from records.store import RunStore
 
-RESULT_FILE = "tune.json"  # as kinds.tune.RESULT_FILE
+from .plots import BLUE, GREY, STYLE, to_svg
 
 
 def tune_steps(con, names: tuple[str, str] | None = None) -> list[dict] | None:
@@ -46,7 +47,7 @@ def side_names(run_dir: str | Path) -> tuple[str, str] | None:
     import yaml
 
     try:
-        bots = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8"))["bots"]
+        bots = yaml.safe_load(RunStore(run_dir).read_text(CONFIG_FILE))["bots"]
         return str(bots[0]["name"]), str(bots[1]["name"])
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError):
         return None
@@ -55,7 +56,7 @@ def side_names(run_dir: str | Path) -> tuple[str, str] | None:
 def read_result(run_dir: str | Path) -> dict | None:
     """A finished tune's outcome (``tune.json``: params, spec, spread, trajectory...), or None."""
     try:
-        return json.loads((Path(run_dir) / RESULT_FILE).read_text(encoding="utf-8"))
+        return json.loads(RunStore(run_dir).read_text(TUNE_RESULT))
     except (OSError, ValueError):
         return None
 

@@ -12,8 +12,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, ResumeOpt, WorkersOpt, fail, fail_if_forfeited,
-                     os_error_message, print_referee, print_table, referee_text)
+from records.names import CONFIG_FILE, REPORT_HTML, RUN_FILE
+
+from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, ResumeOpt, WorkersOpt, fail,
+                     fail_if_forfeited, os_error_message, print_referee, print_table, referee_text)
 from .progress import ProgressBar, rate_text
 
 if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a command runs
@@ -21,7 +23,6 @@ if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a comm
     from tournament.runner import LeagueSummary
     from tournament.standings import BotStanding
 
-CONFIG_FILE = "config.yaml"  # as tournament.runner.CONFIG_FILE
 
 app = typer.Typer(
     name="league",
@@ -109,7 +110,7 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
         console.print(f"warning: no report ({type(exc).__name__}: {exc}); the records are complete: "
                       f"make it with azul report {summary.run_dir}", soft_wrap=True)
         return
-    console.print(f"report: {paths['report.html']} (and elo.csv, summary.md)", soft_wrap=True)
+    console.print(f"report: {paths[REPORT_HTML]} (and elo.csv, summary.md)", soft_wrap=True)
     if summary.mlflow_run_id:
         from tournament.tracking import log_report
         try:
@@ -122,9 +123,9 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
 @app.command()
 def status(run_dir: RunDirArg) -> None:
     """Where a run stands: games done of the total, failures, current standings."""
-    from records.folder import RUN_FILE
+    from records.store import RunStore
 
-    if not (run_dir / RUN_FILE).exists() and not (run_dir / CONFIG_FILE).exists():
+    if not RunStore(run_dir).exists(RUN_FILE) and not RunStore(run_dir).exists(CONFIG_FILE):
         fail(f"{run_dir}: not a run folder (no {RUN_FILE} or {CONFIG_FILE}): not a league run, an SPRT, a "
              "study, a tune or a training run")
     from kinds import kind_of
@@ -180,7 +181,9 @@ def status_line(kind, st) -> str:
 @app.command()
 def repair(run_dir: RunDirArg) -> None:
     """Mend a run folder: damaged or foreign files to quarantine/, only whole games kept."""
-    if not (run_dir / CONFIG_FILE).exists():
+    from records.store import RunStore
+
+    if not RunStore(run_dir).exists(CONFIG_FILE):
         fail(f"{run_dir}: not a run folder of the league driver (no {CONFIG_FILE})")
     from tournament.runner import LeagueError, repair_run
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from records.folder import lock_holder, run_kind
-
-REPORT_FILES = ("report.html", "elo.csv", "summary.md")  # azul report's, in any run folder
+from records.names import CONFIG_FILE, REPORT_FILES
 
 
 @dataclass
@@ -52,7 +51,7 @@ class RunKind:
     name = "run"
     label = "run"
     article = "a run"
-    settings = "config.yaml"
+    settings = CONFIG_FILE
     owned: tuple[str, ...] = REPORT_FILES
     nests = False
     decides = False  # plays until a test decides (an SPRT): no planned total

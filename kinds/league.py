@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tournament.config import ConfigError, LeagueConfig, parse_config, read_yaml
-from tournament.runner import CONFIG_FILE
+from records.names import CONFIG_FILE
+from records.store import RunStore
+from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
 
 from .base import RunKind, command_line, register
 
@@ -14,7 +15,8 @@ from .base import RunKind, command_line, register
 def saved_config(run_dir: Path) -> LeagueConfig | None:
     """The league config a run was started with (its ``config.yaml``), or None if unreadable."""
     try:
-        return parse_config(read_yaml(run_dir / CONFIG_FILE), source=str(run_dir / CONFIG_FILE))
+        store = RunStore(run_dir)
+        return parse_config(read_stored_yaml(store, CONFIG_FILE), source=store.where(CONFIG_FILE))
     except ConfigError:
         return None
 
@@ -35,8 +37,8 @@ class LeagueKind(RunKind):
     name, label, article = "league", "league", "a league"
 
     def finish_command(self, run_dir: Path) -> str:
-        return command_line(["azul", "league", "run", str(run_dir / CONFIG_FILE), "--out", str(run_dir.parent),
-                             "--resume"])
+        return command_line(["azul", "league", "run", RunStore(run_dir).where(CONFIG_FILE), "--out",
+                             str(run_dir.parent), "--resume"])
 
     def planned_games(self, run_dir: Path) -> int | None:
         config = saved_config(run_dir)

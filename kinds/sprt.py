@@ -27,8 +27,10 @@ import polars as pl
 import yaml
 
 from analysis import sprt
-from analysis.sprt_run import SPRT_FILE, SprtResult, in_order, pair_cells, sprt_result
-from records.folder import lock_holder, replace_text, run_kind
+from analysis.sprt_run import SprtResult, in_order, pair_cells, sprt_result
+from records.folder import lock_holder, run_kind
+from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, SPRT_FILE
+from records.store import RunStore
 
 from .base import RunKind, command_line, register
 from records.parts import has_records
@@ -42,7 +44,7 @@ from tournament.config import (MAX_SEED, ConfigError, LeagueConfig, check_choice
 from tournament.runner import LeagueSummary, run_dir_of, run_league
 from tournament.scheduler import GameSpec, Slice, derive_seed, league_games
 from tournament.stages import Results
-from tournament.tracking import MLFLOW_RUN_FILE, logged
+from tournament.tracking import logged
 
 STAGE_PAIRS = 16  # pairs in a stage of the test, at least
 STAGE_GROWTH = 4  # ... or the pairs so far over this, when that is more
@@ -228,13 +230,12 @@ def stored_fields(run_dir: str | Path) -> dict | None:
     ``config.yaml``: the bots, the test, the variant and the seeds), or None when the folder
     holds no test; a ValueError names a file that cannot be read. ``azul sprt --resume`` takes
     what its options do not restate from here."""
-    run_dir = Path(run_dir)
-    test_path, config_path = run_dir / SPRT_FILE, run_dir / "config.yaml"
-    if not test_path.exists():
+    run_dir, store = Path(run_dir), RunStore(run_dir)
+    if not store.exists(SPRT_FILE):
         return None
     try:
-        test = yaml.safe_load(test_path.read_text(encoding="utf-8"))
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        test = yaml.safe_load(store.read_text(SPRT_FILE))
+        config = yaml.safe_load(store.read_text(CONFIG_FILE))
         bots = config["bots"]
         fields = {k: test[k] for k in ("elo0", "elo1", "alpha", "beta", "model", "max_pairs")}
         fields["new"], fields["base"] = (_stored_spec(str(test[k]), bots[i]) for i, k in enumerate(("new", "base")))
@@ -309,8 +310,7 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
     except ValueError as exc:
         raise LeagueError(str(exc)) from None
     run_dir = run_dir_of(league)
-    saved = settings.saved()
-    path = run_dir / SPRT_FILE
+    saved, store = settings.saved(), RunStore(run_dir)
     if has_records(run_dir) and not fresh:
         if not resume:
             raise LeagueError(f"{run_dir} already holds this test's records: add --resume to finish "
@@ -327,9 +327,8 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
     holder = lock_holder(run_dir)
     if holder is not None:
         raise LeagueError(f"{run_dir}: another driver (pid {holder}) is writing this run")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    replace_text(path, yaml.safe_dump(saved, sort_keys=False))
-    was_logged = (run_dir / MLFLOW_RUN_FILE).exists()
+    store.write_text(SPRT_FILE, yaml.safe_dump(saved, sort_keys=False))
+    was_logged = store.exists(MLFLOW_RUN_FILE)
     summary = run_league(league, resume=resume, fresh=fresh, on_written=on_written,
                          schedule=SprtSchedule(league, saved, progress, started), kind=SPRT)
     outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
@@ -358,7 +357,7 @@ def log_sprt(league: LeagueConfig, outcome: SprtOutcome) -> str:
     params = [Param(f"sprt.{k}", str(v)) for k, v in outcome.result.settings.items()]
     client.log_batch(run_id, metrics=metrics, params=params,
                      tags=[RunTag("sprt.verdict", r["verdict"])])
-    client.log_artifact(run_id, str(outcome.run_dir / SPRT_FILE))
+    client.log_artifact(run_id, str(RunStore(outcome.run_dir).local(SPRT_FILE)))
     return run_id
 
 

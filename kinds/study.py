@@ -26,7 +26,8 @@ from typing import Any
 from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
-from records.folder import replace_text
+from records.names import CONFIG_FILE, STUDY_FILE
+from records.store import RunStore
 from records.parts import has_records
 
 from engine.errors import shown
@@ -41,7 +42,6 @@ from tournament.stages import OneStage
 from .base import RunKind, command_line, register
 
 CONTROL = "control"  # games.intervention of a control game
-STUDY_FILE = "study.json"  # what the run studied, beside config.yaml (read by analysis.studies)
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
         "out", "workers", "mlflow")
 
@@ -249,16 +249,17 @@ def write_study_file(study: StudyConfig, run_dir: Path) -> None:
               "interventions": [{"label": label, "spec": study.treatment_spec(label),
                                  "observe": parse_intervention(_params(label)).observe()}
                                 for label in study.labels]}
-    replace_text(run_dir / STUDY_FILE, json.dumps(record, indent=2) + "\n")
+    RunStore(run_dir).write_text(STUDY_FILE, json.dumps(record, indent=2) + "\n")
 
 
 def _saved_study(run_dir: Path) -> tuple[dict, dict] | None:
     """A study folder's ``study.json`` and ``config.yaml`` as mappings (None if either is unreadable)."""
-    from tournament.config import read_yaml
+    from tournament.config import read_stored_yaml
 
+    store = RunStore(run_dir)
     try:
-        study = json.loads((run_dir / STUDY_FILE).read_text(encoding="utf-8"))
-        config = read_yaml(run_dir / "config.yaml")
+        study = json.loads(store.read_text(STUDY_FILE))
+        config = read_stored_yaml(store, CONFIG_FILE)
     except (OSError, ValueError):
         return None
     return (study, config) if isinstance(study, dict) and isinstance(config, dict) else None

@@ -33,16 +33,15 @@ import yaml
 
 from learn.data import TARGETS, read_positions, write_shards
 from learn.model import ValueNet, held_out_mask, train
-from records.folder import new_run_id, replace_text, run_id_of, save_run_id
+from records.folder import new_run_id, run_id_of, save_run_id
+from records.names import CURVE_FILE, LINEAGE_FILE, POSITIONS_DONE, REPORT_FILES, TRAIN_FILE, TRAIN_MLFLOW_FILE
 from records.parts import has_records
-from tournament.config import ConfigError, check_int, parse_config, read_yaml
+from records.store import RunStore
+from tournament.config import ConfigError, check_int, parse_config, read_stored_yaml, read_yaml
 from tournament.runner import run_league
 
-from .base import REPORT_FILES, RunKind, command_line, register
+from .base import RunKind, command_line, register
 from .sprt import SprtSettings, run_sprt
-
-LINEAGE = "lineage.json"
-SETTINGS = "train.yaml"
 
 
 class TrainError(ValueError):
@@ -132,31 +131,31 @@ def spec(model_path: str, iterations: int) -> str:
 def run_train(c: TrainConfig, *, resume: bool = False, log=print) -> list[dict]:
     """Play, train and gate ``c.generations`` generations; return the lineage (one dict a generation)."""
     root = Path(c.out) / c.name
-    lineage_path = root / LINEAGE
+    store = RunStore(root)
     saved = yaml.safe_dump(asdict(c), sort_keys=True)
-    if lineage_path.exists() or (root / SETTINGS).exists():
+    if store.exists(LINEAGE_FILE) or store.exists(TRAIN_FILE):
         if not resume:
             raise TrainError(f"{root} already holds a training run: add --resume to go on with it, "
                              "or choose another --out or name")
-        before = _saved_settings(root / SETTINGS) if (root / SETTINGS).exists() else asdict(c)
+        before = _saved_settings(store) if store.exists(TRAIN_FILE) else asdict(c)
         changed = _changed(before, asdict(c))
         if changed:
             raise TrainError(f"cannot resume {root}: started with other {', '.join(changed)}")
     root.mkdir(parents=True, exist_ok=True)
     save_run_id(root, run_id_of(root) or new_run_id(c.name), kind=TRAIN.name)
-    replace_text(root / SETTINGS, saved)
-    lineage = json.loads(lineage_path.read_text(encoding="utf-8")) if lineage_path.exists() else []
+    store.write_text(TRAIN_FILE, saved)
+    lineage = json.loads(store.read_text(LINEAGE_FILE)) if store.exists(LINEAGE_FILE) else []
     tracker = _Tracker(c, root) if c.mlflow else None
     if not lineage:
         lineage.append(_generation_zero(c, root, log))
-        _save(lineage_path, lineage)
+        _save(store, lineage)
         if tracker:
             tracker.log(lineage[-1])
     while len(lineage) <= c.generations:
         g = len(lineage)
         record = _generation(c, root, g, lineage, log)
         lineage.append(record)
-        _save(lineage_path, lineage)
+        _save(store, lineage)
         if tracker:
             tracker.log(record)
     if tracker:
@@ -169,15 +168,15 @@ def current_model(lineage: list[dict]) -> str:
     return [r for r in lineage if r["accepted"]][-1]["model"]
 
 
-def _saved_settings(path: Path) -> dict:
+def _saved_settings(store: RunStore) -> dict:
     """The settings a training run started with (its train.yaml); a damaged file is a TrainError
     of one line."""
     try:
-        before = read_yaml(path)
+        before = read_stored_yaml(store, TRAIN_FILE)
     except ConfigError as exc:
         raise TrainError(f"cannot resume: {exc}") from None
     if not isinstance(before, dict):
-        raise TrainError(f"cannot resume: {path}: not a mapping of settings")
+        raise TrainError(f"cannot resume: {store.where(TRAIN_FILE)}: not a mapping of settings")
     return before
 
 
@@ -186,8 +185,8 @@ def _changed(before: dict, now: dict) -> list[str]:
     return sorted(k for k in now if k not in free and before.get(k) != now[k])
 
 
-def _save(path: Path, lineage: list[dict]) -> None:
-    replace_text(path, json.dumps(lineage, indent=1) + "\n")
+def _save(store: RunStore, lineage: list[dict]) -> None:
+    store.write_text(LINEAGE_FILE, json.dumps(lineage, indent=1) + "\n")
 
 
 def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
@@ -262,10 +261,10 @@ def _entry(s: str) -> dict:
 
 
 def _positions(runs: list[Path], data: Path) -> None:
-    done = data / "DONE"
-    if not done.exists():
+    store = RunStore(data)
+    if not store.exists(POSITIONS_DONE):
         count = write_shards(runs, data)
-        done.write_text(f"{count}\n", encoding="utf-8")
+        store.write_text(POSITIONS_DONE, f"{count}\n")
 
 
 def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int) -> dict:
@@ -305,12 +304,11 @@ class _Tracker:
 
         from tournament.tracking import quiet
         quiet()
-        self.root = root
+        self.store = RunStore(root)
         uri = f"sqlite:///{(Path(c.out) / 'mlflow.db').resolve()}"
         self.client = MlflowClient(tracking_uri=uri)
-        marker = root / "mlflow_run_id"
-        if marker.exists():
-            self.run_id = marker.read_text().strip()
+        if self.store.exists(TRAIN_MLFLOW_FILE):
+            self.run_id = self.store.read_text(TRAIN_MLFLOW_FILE).strip()
             return
         exp = self.client.get_experiment_by_name(c.experiment)
         if exp is None:
@@ -321,7 +319,7 @@ class _Tracker:
         self.run_id = self.client.create_run(exp_id, run_name=c.name).info.run_id
         for k, v in asdict(c).items():
             self.client.log_param(self.run_id, k, str(v)[:6000])
-        marker.write_text(self.run_id + "\n")
+        self.store.write_text(TRAIN_MLFLOW_FILE, self.run_id + "\n")
 
     def log(self, record: dict) -> None:
         g = record["generation"]
@@ -338,9 +336,9 @@ class _Tracker:
             self.client.log_artifact(self.run_id, record["model"], f"gen-{g:03d}")
 
     def finish(self, lineage: list[dict]) -> None:
-        path = plot_curve(lineage, self.root / "curve.png")
+        path = plot_curve(lineage, self.store.local(CURVE_FILE))
         self.client.log_artifact(self.run_id, str(path))
-        self.client.log_artifact(self.run_id, str(self.root / LINEAGE))
+        self.client.log_artifact(self.run_id, str(self.store.local(LINEAGE_FILE)))
 
 
 def plot_curve(lineage: list[dict], path: Path) -> Path:
@@ -374,12 +372,13 @@ class TrainKind(RunKind):
     """A training run: generations of self-play (a league), training and a gate (an SPRT), each
     generation's runs nested in ``gen-NNN/``; finishing the run finishes them."""
 
-    name, label, article, settings = "train", "training run", "a training run", SETTINGS
-    owned = (LINEAGE, "curve.png", *REPORT_FILES)
+    name, label, article, settings = "train", "training run", "a training run", TRAIN_FILE
+    owned = (LINEAGE_FILE, CURVE_FILE, *REPORT_FILES)
     nests = True
 
     def finish_command(self, run_dir: Path) -> str:
-        return command_line(["azul", "train", str(run_dir / SETTINGS), "--out", str(run_dir.parent), "--resume"])
+        return command_line(["azul", "train", RunStore(run_dir).where(TRAIN_FILE), "--out", str(run_dir.parent),
+                             "--resume"])
 
     def recorded_games(self, run_dir: Path) -> int:
         """The games of its generations' self-play leagues and gates."""
@@ -397,7 +396,7 @@ class TrainKind(RunKind):
     @staticmethod
     def _lineage(run_dir: Path) -> list[dict]:
         try:
-            lineage = json.loads((run_dir / LINEAGE).read_text(encoding="utf-8"))
+            lineage = json.loads(RunStore(run_dir).read_text(LINEAGE_FILE))
         except (OSError, ValueError):
             return []
         return lineage if isinstance(lineage, list) else []
@@ -405,7 +404,7 @@ class TrainKind(RunKind):
     @staticmethod
     def _settings(run_dir: Path) -> dict | None:
         try:
-            settings = read_yaml(run_dir / SETTINGS)
+            settings = read_stored_yaml(RunStore(run_dir), TRAIN_FILE)
         except ConfigError:
             return None
         return settings if isinstance(settings, dict) else None

@@ -32,22 +32,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import yaml
 
-from records.folder import replace_text
+from records.names import REPORT_FILES, TUNE_FIGURE, TUNE_FILE, TUNE_RESULT
 from records.parts import has_records
+from records.store import RunStore
 
 from tournament.backends import LeagueError
-from tournament.config import ConfigError, LeagueConfig, parse_config, read_yaml
+from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
 from tournament.runner import LeagueSummary, run_dir_of, run_league
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, game_id, seat_cycle
 from tournament.stages import Results, Stage
 from tournament.tracking import logged
 
-from .base import REPORT_FILES, RunKind, command_line, register
+from .base import RunKind, command_line, register
 from .spsa import Spsa, rounded, steps, summary
-from .tune_config import SAVED, TuneConfig, load_tune_file
+from .tune_config import SAVED, TuneConfig, parse_tune
 
-TUNE_FILE = "tune.yaml"  # the tune as it started, in the run folder
-RESULT_FILE = "tune.json"  # the outcome, once the tune is finished
 
 
 def side_names(config: TuneConfig) -> tuple[str, str]:
@@ -221,11 +220,10 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
     except ConfigError as exc:
         raise LeagueError(str(exc)) from None
     run_dir = run_dir_of(league)
-    saved = config.saved()
-    path = run_dir / TUNE_FILE
-    if resume and not fresh and has_records(run_dir) and path.exists():
+    saved, store = config.saved(), RunStore(run_dir)
+    if resume and not fresh and has_records(run_dir) and store.exists(TUNE_FILE):
         try:
-            before = read_yaml(path)
+            before = read_stored_yaml(store, TUNE_FILE)
         except ConfigError as exc:  # one line: the file, the line and column
             raise LeagueError(f"cannot resume: {exc}") from None
         if isinstance(before, dict):
@@ -233,19 +231,18 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
             if changed:
                 raise LeagueError(f"cannot resume {run_dir}: the tune differs from the one it was started "
                                   f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    if fresh or not has_records(run_dir) or not path.exists():
-        replace_text(run_dir / TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
+    if fresh or not has_records(run_dir) or not store.exists(TUNE_FILE):
+        store.write_text(TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
     schedule = TuneSchedule(config, league, progress, started)
     summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind=TUNE)
     outcome = TuneOutcome(run_dir, config, schedule.done, time.perf_counter() - started, summary_.interrupted,
                           summary_.played, summary_)
     if summary_.complete:
-        replace_text(run_dir / RESULT_FILE, json.dumps(outcome.as_dict(), indent=1) + "\n")
+        store.write_text(TUNE_RESULT, json.dumps(outcome.as_dict(), indent=1) + "\n")
         from analysis.tune import path_figure
 
         done = outcome.as_dict()
-        replace_text(run_dir / "tune.svg", path_figure(done["trajectory"], done["params"], done["start"]))
+        store.write_text(TUNE_FIGURE, path_figure(done["trajectory"], done["params"], done["start"]))
         if league.mlflow.enabled:
             outcome.mlflow_run_id, outcome.mlflow_error = logged(lambda: log_tune(league, outcome))
     return outcome
@@ -272,8 +269,8 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     for i in range(0, len(metrics), 1000):
         client.log_batch(run_id, metrics=metrics[i:i + 1000],
                          params=[Param("tune.spec", outcome.spec())] if i == 0 else [])
-    for name in (TUNE_FILE, RESULT_FILE, "tune.svg"):
-        client.log_artifact(run_id, str(outcome.run_dir / name))
+    for name in (TUNE_FILE, TUNE_RESULT, TUNE_FIGURE):
+        client.log_artifact(run_id, str(RunStore(outcome.run_dir).local(name)))
     return run_id
 
 
@@ -281,14 +278,17 @@ class TuneKind(RunKind):
     """A tune's run: SPSA steps, each a stage of game pairs (``TuneSchedule``)."""
 
     name, label, article, settings = "tune", "tune", "a tune", TUNE_FILE
-    owned = (RESULT_FILE, "tune.svg", *REPORT_FILES)
+    owned = (TUNE_RESULT, TUNE_FIGURE, *REPORT_FILES)
 
     def finish_command(self, run_dir: Path) -> str:  # tune.yaml: the tune as it started, named as the folder
-        return command_line(["azul", "tune", str(run_dir / TUNE_FILE), "--out", str(run_dir.parent), "--resume"])
+        return command_line(["azul", "tune", RunStore(run_dir).where(TUNE_FILE), "--out", str(run_dir.parent),
+                             "--resume"])
 
     def planned_games(self, run_dir: Path) -> int | None:
         try:
-            return load_tune_file(run_dir / TUNE_FILE).total_games
+            store = RunStore(run_dir)
+            data = read_stored_yaml(store, TUNE_FILE)
+            return parse_tune(data, store.where(TUNE_FILE)).total_games if isinstance(data, dict) else None
         except ConfigError:
             return None
 

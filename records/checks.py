@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .columns import REQUIRED, TABLES
-from .folder import RUN_FILE
+from .names import CONFIG_FILE, RUN_FILE
 from .parts import parquet_files, part_ids, part_path
 
 
@@ -57,7 +57,7 @@ def check_run_dir(run_dir: str | Path) -> None:
             if why:
                 raise DamagedRecords(run_dir, path, why)
     committed = part_ids(run_dir, "games")
-    league = any((run_dir / f).exists() for f in (RUN_FILE, "config.yaml"))  # all four tables
+    league = any((run_dir / f).exists() for f in (RUN_FILE, CONFIG_FILE))  # all four tables
     for name in TABLES[1:]:
         have = part_ids(run_dir, name)
         if (have or league) and committed - have:

@@ -20,15 +20,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from .names import LOCK_FILE, QUARANTINE, RUN_FILE, SPRT_FILE, STUDY_FILE, TUNE_FILE
 from .parts import committed_parts, parquet_files, part_path
 
-RUN_FILE = "run.json"  # {"run_id": ..., "referee": ..., "kind": ...}, written when the run folder is created
 # What a folder from before run.json kept its kind holds, by the settings file it has (the kinds
 # themselves are declared in kinds/: run.json's kind names one of them)
-LEGACY_KIND_FILES = (("study", "study.json"), ("sprt", "sprt.yaml"), ("tune", "tune.yaml"))
+LEGACY_KIND_FILES = (("study", STUDY_FILE), ("sprt", SPRT_FILE), ("tune", TUNE_FILE))
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
-QUARANTINE = "quarantine"
-LOCK_FILE = ".lock"
 
 
 class RunInUse(RuntimeError):

@@ -12,7 +12,8 @@ from records.read import done_game_ids, read_table
 from tournament.config import ConfigError, parse_config
 from tournament.replay import replay
 from tournament.backends import play_batch
-from tournament.runner import CONFIG_FILE, run_dir_of, run_league
+from records.names import CONFIG_FILE
+from tournament.runner import run_dir_of, run_league
 from tournament.scheduler import count_games, derive_seed, schedule, series_deal_seed
 from tournament.series import recorded_series, series_ranks
 

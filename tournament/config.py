@@ -18,6 +18,7 @@ from bots import bot_maker
 from bots.spec import parse_bot_spec
 from engine.errors import shown
 from engine.rules import VARIANTS
+from records.store import RunStore
 
 from .scheduler import MATCHES, SEAT_MODES, count_games, deal_block, derive_seed
 
@@ -172,16 +173,25 @@ def load_config(path: str | Path) -> LeagueConfig:
 def read_yaml(path: str | Path) -> Any:
     """The contents of a YAML file (a league, study or SPRT config), or a ConfigError of one line
     naming the file and why: missing, unreadable, or not YAML (with the line and column)."""
+    return _yaml_of(lambda: Path(path).read_text(encoding="utf-8"), str(path))
+
+
+def read_stored_yaml(store: RunStore, name: str) -> Any:
+    """``read_yaml`` of a run's settings file ``name`` (records/names.py), through its store."""
+    return _yaml_of(lambda: store.read_text(name), store.where(name))
+
+
+def _yaml_of(read, where: str) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read()
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
+        raise ConfigError(f"{where}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+        raise ConfigError(f"{where}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: {yaml_error_text(exc)}") from None
+        raise ConfigError(f"{where}: {yaml_error_text(exc)}") from None
 
 
 def yaml_error_text(exc: yaml.YAMLError) -> str:

@@ -22,7 +22,6 @@ import gc
 import json
 import logging
 import os
-import shutil
 import signal
 import threading
 import time
@@ -37,8 +36,9 @@ import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
-from records.folder import (QUARANTINE, RUN_FILE, RunInUse, new_run_id, replace_text, run_id_of, run_kind,
-                            save_run_id, take_lock)
+from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id, take_lock
+from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, QUARANTINE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
+from records.store import RunStore
 from records.parts import has_records
 from records.read import done_game_ids
 from records.tables import build_table, empty_table, with_columns
@@ -46,16 +46,13 @@ from records.writer import BufferedWriter, Committed, read_committed
 
 from .backends import LeagueError, RayBackend, SerialBackend
 from .batches import BatchSizer, Listed, Slices
-from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_yaml
+from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_stored_yaml
 from .fastloop import why_python_referee
 from .repair import RepairReport, drop_duplicate_games, repair
 from .scheduler import GameSpec, Slice, event_columns, games_of, league_games, seat_blocks, series_id
 from .stages import Recorded, Schedule, Stage, stages_of
 from .standings import BotStanding, Tally, league_standings, league_tally
-from .tracking import MLFLOW_RUN_FILE
 
-CONFIG_FILE = "config.yaml"
-STANDINGS_FILE = "standings.csv"
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +177,7 @@ class PlainLeague:
 
 
 # what the driver writes in a run folder (the records, the config, the run's id, the standings)
-DRIVER_FILES = (*SCHEMAS, CONFIG_FILE, RUN_FILE, STANDINGS_FILE, "standings.json", MLFLOW_RUN_FILE, QUARANTINE)
+DRIVER_FILES = (*SCHEMAS, CONFIG_FILE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON, MLFLOW_RUN_FILE, QUARANTINE)
 
 
 def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool,
@@ -192,34 +189,29 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     whose records are of another kind is refused (``kind.refuse``). A resume repairs the folder
     first (``tournament.repair``). Both go to ``summary`` if given.
     """
-    saved = run_dir / CONFIG_FILE
+    store = RunStore(run_dir)
     report = None
     if fresh:
-        for name in (*DRIVER_FILES, *kind.owned):
-            p = run_dir / name
-            if p.is_dir():
-                shutil.rmtree(p)
-            elif p.exists():
-                p.unlink()
+        store.remove(*DRIVER_FILES, *kind.owned)
     elif has_records(run_dir):  # a config.yaml alone is a league that never got to play
         if run_kind(run_dir) != kind.name:
             raise LeagueError(kind.refuse(run_dir, run_kind(run_dir)))
         if not resume:
             raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
                               "--fresh to start it over, or choose another --out")
-        if saved.exists():
+        if store.exists(CONFIG_FILE):
             try:
-                before = read_yaml(saved)
+                before = read_stored_yaml(store, CONFIG_FILE)
             except ConfigError as exc:  # one line: the file, the line and column
                 raise LeagueError(f"cannot resume: {exc}") from None
-            check_resumable(config, before, saved)
+            check_resumable(config, before, Path(store.where(CONFIG_FILE)))
         report = repair(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id
     done = done_game_ids(run_dir)
     save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)),
                 kind.name)
-    replace_text(saved, config.to_yaml())
+    store.write_text(CONFIG_FILE, config.to_yaml())
     if summary is not None:
         summary.run_id, summary.repair = run_id, report
     return done
@@ -229,7 +221,7 @@ def folder_referee(run_dir: Path, referee: str, kept: bool) -> str:
     """Who played a run folder's games, for its ``run.json``: ``referee`` (this run's), or
     ``mixed`` when the games ``kept`` from an earlier run were played by the other one."""
     try:
-        before = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8")).get("referee") if kept else None
+        before = json.loads(RunStore(run_dir).read_text(RUN_FILE)).get("referee") if kept else None
     except (OSError, ValueError, AttributeError):
         before = None
     return referee if before in (None, referee) else "mixed"
@@ -513,5 +505,6 @@ def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:
     w.writeheader()
     for row in standings:
         w.writerow(row.as_dict())
-    replace_text(run_dir / STANDINGS_FILE, text.getvalue())
-    replace_text(run_dir / "standings.json", json.dumps([r.as_dict() for r in standings], indent=2) + "\n")
+    store = RunStore(run_dir)
+    store.write_text(STANDINGS_CSV, text.getvalue())
+    store.write_text(STANDINGS_JSON, json.dumps([r.as_dict() for r in standings], indent=2) + "\n")

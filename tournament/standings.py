@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from analysis.totals import bot_totals
+from records.parts import committed_parts
 from records.read import read_table
 
 
@@ -153,7 +154,7 @@ def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStan
     """Standings from a run's records on disk (every committed game), rated: the folder is
     checked and read once (``analysis.records``) for the tally and the ratings."""
     tally = Tally(bots)
-    if not any((Path(run_dir) / "games").glob("*.parquet")):
+    if not committed_parts(Path(run_dir)):
         return tally.standings(), tally
     from analysis.records import read_records
 

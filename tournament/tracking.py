@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-MLFLOW_RUN_FILE = "mlflow_run.txt"
+from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
+from records.store import RunStore
 
 
 def tracking_uri(config) -> str:
@@ -74,9 +75,9 @@ def quiet() -> None:
 
 def log_league(config, run_dir: Path, summary) -> str:
     """Log a finished league (once) and return the MLflow run id."""
-    marker = Path(run_dir) / MLFLOW_RUN_FILE
-    if marker.exists():
-        return marker.read_text(encoding="utf-8").strip()
+    store = RunStore(run_dir)
+    if store.exists(MLFLOW_RUN_FILE):
+        return store.read_text(MLFLOW_RUN_FILE).strip()
     from mlflow.entities import Metric, Param, RunTag
     from mlflow.tracking import MlflowClient
 
@@ -108,12 +109,11 @@ def log_league(config, run_dir: Path, summary) -> str:
         client.log_batch(run_id, params=params[i:i + 100])
     for i in range(0, len(metrics), 1000):
         client.log_batch(run_id, metrics=metrics[i:i + 1000], tags=tags if i == 0 else [])
-    for name in ("config.yaml", "standings.csv", "standings.json"):
-        path = Path(run_dir) / name
-        if path.exists():
-            client.log_artifact(run_id, str(path))
+    for name in (CONFIG_FILE, STANDINGS_CSV, STANDINGS_JSON):
+        if store.exists(name):
+            client.log_artifact(run_id, str(store.local(name)))
     client.set_terminated(run_id)
-    marker.write_text(run_id + "\n", encoding="utf-8")
+    store.write_text(MLFLOW_RUN_FILE, run_id + "\n")
     return run_id
 
 

@@ -25,7 +25,8 @@ def _():
     from analysis.openings import opening_table
     from analysis.records import connect
     from analysis.stats import wilson_exprs
-    return (Path, connect, marker_effect, marker_summary, marker_timing, mo, opening_table,
+    from records.store import RunStore
+    return (Path, RunStore, connect, marker_effect, marker_summary, marker_timing, mo, opening_table,
             pl, plt, wilson_exprs)
 
 
@@ -47,10 +48,9 @@ def _(default_dir, mo):
 
 
 @app.cell
-def _(Path, folder, mo):
+def _(Path, RunStore, folder, mo):
     run_dir = Path(folder.value).expanduser()
-    _missing = [t for t in ("games", "results", "moves", "rounds")
-                if not any((run_dir / t).glob("*.parquet"))]
+    _missing = [t for t in ("games", "results", "moves", "rounds") if not RunStore(run_dir).part_files(t)]
     mo.stop(bool(_missing), mo.md(f"**{run_dir}**: no `{'`, `'.join(_missing)}` records here."))
     return (run_dir,)
 

@@ -25,7 +25,8 @@ def _():
 
     from analysis.records import connect, default_run_dir
     from analysis.studies import is_study, read_study, study_effects, study_pairs
-    return (Path, connect, default_run_dir, is_study, mo, pl, plt, read_study, study_effects,
+    from records.store import RunStore
+    return (Path, RunStore, connect, default_run_dir, is_study, mo, pl, plt, read_study, study_effects,
             study_pairs)
 
 
@@ -37,9 +38,9 @@ def _(default_run_dir, mo):
 
 
 @app.cell
-def _(Path, connect, folder, is_study, mo, read_study, study_effects, study_pairs):
+def _(Path, RunStore, connect, folder, is_study, mo, read_study, study_effects, study_pairs):
     run_dir = Path(folder.value).expanduser()
-    mo.stop(not any((run_dir / "games").glob("*.parquet")), mo.md(f"**{run_dir}**: no game records here."))
+    mo.stop(not RunStore(run_dir).committed(), mo.md(f"**{run_dir}**: no game records here."))
     with connect(run_dir) as _con:
         mo.stop(not is_study(_con), mo.md(f"**{run_dir}** is a league, not a study: run `azul study`."))
         pairs = study_pairs(_con)

@@ -1,0 +1,78 @@
+"""A run's bytes, through one interface: ``RunStore`` (docs/architecture.md, "records").
+
+Every module that reads or writes a run folder's small files (records/names.py: the config, the
+run's id and kind, the standings, each kind's settings and outcome, the report) does it through
+a ``RunStore``, never by a path of its own; the record tables' parts are listed by it too
+(``part_files``, the committed parts a reader hands DuckDB or Polars as a list, never a glob).
+Today's one implementation is a local folder, with its guarantees: a small file is written under
+a temporary name and renamed (a reader or a kill finds the old file or the new one), the parts
+are committed as records/parts.py says, the lock and the quarantine are records/folder.py's. A
+store without rename (object storage) plugs in behind the same methods.
+
+    store = RunStore("runs/quick")
+    store.read_text(CONFIG_FILE)          # FileNotFoundError when it is not there
+    store.write_text(STANDINGS_JSON, text)
+    store.sub("gen-001/selfplay")         # a run nested in this one
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .folder import replace_text
+from .parts import committed_parts, parquet_files
+
+
+class RunStore:
+    """One run folder (``root``): its small files by name, its nested runs, its parts."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"RunStore({str(self.root)!r})"
+
+    def __str__(self) -> str:
+        return str(self.root)
+
+    def where(self, name: str) -> str:
+        """Where the file ``name`` is, as a person types it in a command (a path here)."""
+        return str(self.root / name)
+
+    def local(self, name: str) -> Path:
+        """The local path of the file ``name``, for the libraries that only write to a path
+        (matplotlib's ``savefig``, MLflow's ``log_artifact``, a model's ``save``)."""
+        return self.root / name
+
+    def exists(self, name: str) -> bool:
+        return (self.root / name).exists()
+
+    def read_text(self, name: str) -> str:
+        """The file's text (UTF-8); ``FileNotFoundError`` (an ``OSError``) when it is not there."""
+        return (self.root / name).read_text(encoding="utf-8")
+
+    def write_text(self, name: str, text: str) -> None:
+        """Write the file whole: the old one or the new one is there at every moment."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        replace_text(self.root / name, text)
+
+    def remove(self, *names: str) -> None:
+        """Remove these files or folders (those not there are skipped)."""
+        for name in names:
+            path = self.root / name
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+
+    def sub(self, name: str) -> RunStore:
+        """The store of a run nested in this one (a training run's ``gen-NNN/selfplay``)."""
+        return RunStore(self.root / name)
+
+    def part_files(self, table: str) -> list[Path]:
+        """The part files of one record table, as a reader reads them (sorted)."""
+        return parquet_files(self.root, table)
+
+    def committed(self) -> list[str]:
+        """The ids of the committed parts (those with a ``games`` part), in order."""
+        return committed_parts(self.root)
