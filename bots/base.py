@@ -57,6 +57,14 @@ class Bot:
     def reset(self) -> None:
         """Called at the start of each game; bots with memory between moves clear it here."""
 
+    def reseed(self, seed: int) -> None:
+        """Play the next game as if built with ``seed``: the compiled league loop builds a bot it
+        asks in Python once per worker and reuses it across games (tournament/fastloop.py), with
+        ``reseed`` then ``reset`` before each. The default sets ``seed`` and ``rng``; a bot that
+        derives more from its seed when it is built overrides it."""
+        self.seed = seed
+        self.rng = random.Random(seed)
+
     def act(self, state: GameState) -> Move:
         """A legal move for ``state.to_move`` (draft or gray tiling move)."""
         raise NotImplementedError

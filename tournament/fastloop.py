@@ -18,7 +18,7 @@ in Python (its search runs in C), once per move.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -57,6 +57,18 @@ class Plan:
     makers: list  # seed -> bot, for the seats asked in Python (mcts)
     players: int
     gray: bool
+    built: dict = field(default_factory=dict)  # (config bot, copy) -> its bot, built once per plan
+
+    def bot(self, b: int, copy: int, seed: int):
+        """Config bot ``b``'s copy ``copy`` (self-play seats the same bot more than once), built on
+        first use and kept with the plan (one plan per worker and config: backends._context), set
+        to play as built with ``seed``."""
+        bot = self.built.get((b, copy))
+        if bot is None:
+            bot = self.built[(b, copy)] = self.makers[b](seed)
+        else:
+            bot.reseed(seed)
+        return bot
 
 
 def compiled_plan(config: dict) -> Plan | None:
@@ -155,11 +167,13 @@ def play_columns(plan: Plan, specs: list[GameSpec]) -> Played:
 
 
 class _Asker:
-    """The move of an mcts seat, asked of a bot built for that game and seat as the referee builds it."""
+    """The move of an mcts seat, asked of the plan's bot for that config bot and copy, reseeded and
+    reset for each game as the referee would build it fresh (the same moves: its search depends on
+    nothing but the seed, the position and its settings)."""
 
     def __init__(self, plan: Plan, specs, seat_bot, copies):
         self.plan, self.specs, self.seat_bot, self.copies = plan, specs, seat_bot, copies
-        self.bots: dict[tuple[int, int], object] = {}
+        self.playing: dict[tuple[int, int], tuple[int, int]] = {}  # (bot, copy) -> the (game, seat) it plays
         self.base = 0
 
     def offset(self, start: int) -> _Asker:
@@ -168,12 +182,13 @@ class _Asker:
 
     def __call__(self, g: int, seat: int, state: GameState) -> int:
         key = (self.base + g, seat)
-        bot = self.bots.get(key)
-        if bot is None:
-            b = self.seat_bot[key]
-            seed = bot_game_seed(self.plan.seeds[b], self.specs[key[0]].game_id, int(self.copies[key]))
-            bot = self.bots[key] = self.plan.makers[b](seed)
+        b, copy = int(self.seat_bot[key]), int(self.copies[key])
+        if self.playing.get((b, copy)) == key:
+            bot = self.plan.built[(b, copy)]
+        else:  # a new game for this bot (or another game's turn, when games interleave)
+            bot = self.plan.bot(b, copy, bot_game_seed(self.plan.seeds[b], self.specs[key[0]].game_id, copy))
             bot.reset()
+            self.playing[(b, copy)] = key
         return bot.act(state).code
 
 
