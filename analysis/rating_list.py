@@ -127,6 +127,8 @@ class RatingList:
                           float(anchor_value) if anchor_value is not None else last.anchor_value,
                           sorted((set(last.exclude) | set(exclude)) - set(include)), names,
                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+        if anchor is not None:
+            check_anchor(version, anchor)  # before anything is written
         self.folder.mkdir(parents=True, exist_ok=True)
         self.versions.append(version)
         self._save()
@@ -153,6 +155,8 @@ class RatingList:
         previous = self.versions[version.number - 2] if version.number > 1 else None
         anchor = anchor if anchor is not None else version.anchor
         value = anchor_value if anchor_value is not None else version.anchor_value
+        if anchor is not None:
+            check_anchor(version, anchor)
         now = rate_version(version, anchor, value, bootstrap, seed)
         before = rate_version(previous, anchor, value, 0, seed, version.rename) if previous else {}
         tables = {}
@@ -179,6 +183,24 @@ def version_dirs(version: Version) -> list[Path]:
                                   f"(that folder {what}): move it back, or start a list without it")
         dirs.append(d)
     return dirs
+
+
+def version_bots(version: Version) -> list[str]:
+    """The bots a version rates: its runs' bots under their names in it, less the excluded."""
+    from .records import connect
+
+    with connect(version_dirs(version)) as con:
+        bots = {b for (b,) in con.execute("SELECT DISTINCT bot FROM results").fetchall()}
+    return sorted({version.rename.get(b, b) for b in bots} - set(version.exclude))
+
+
+def check_anchor(version: Version, anchor: str) -> None:
+    """A ``RatingListError`` unless ``anchor`` is a bot the version rates (as ``azul elo --anchor``
+    refuses a bot of no game): a list anchored on a bot it does not hold would print "NAME at X"
+    beside ratings centred at 0."""
+    bots = version_bots(version)
+    if anchor not in bots:
+        raise RatingListError(f"--anchor {anchor}: not a bot of the list's runs (bots: {', '.join(bots)})")
 
 
 def rate_version(version: Version, anchor: str | None, anchor_value: float, bootstrap: int, seed: int,

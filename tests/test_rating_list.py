@@ -91,3 +91,18 @@ def test_excluded_bots_leave_the_list_with_their_games_and_the_html_page(tmp_pat
     table = call("show", lst, "--bootstrap", "0")
     assert table.exit_code == 0 and "new" in table.output
     assert call("show", tmp_path / "nothing").exit_code != 0
+
+
+def test_an_anchor_that_is_no_bot_of_the_list_is_refused_before_anything_is_written(tmp_path, runs):
+    lst = tmp_path / "list"
+    refused = call("add", lst, runs["one"], "--anchor", "nobody")
+    assert refused.exit_code == 1 and not lst.exists()
+    assert "--anchor nobody: not a bot of the list's runs (bots: alpha, beta, gamma)" in refused.output
+    assert call("add", lst, runs["one"]).exit_code == 0
+    before = (lst / "list.json").read_text()
+    assert call("add", lst, "--anchor", "delta").exit_code == 1  # delta plays only in run two
+    assert (lst / "list.json").read_text() == before
+    show = call("show", lst, "--anchor", "nobody")
+    assert show.exit_code == 1 and "not a bot of the list's runs" in show.output
+    doc, bots = shown(lst, "--anchor", "beta", "--anchor-value", "1500")
+    assert bots["beta"]["rating"] == pytest.approx(1500)
