@@ -78,4 +78,8 @@ def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.nd
     if players not in (2, 3, 4) or max(layers) > MAX_WIDTH:
         raise ValueError(f"{where}: {players} players and layers {layers}: a model is for 2 to 4 "
                          f"players, its layers at most {MAX_WIDTH} wide")
+    bad = [name for name, values in arrays.items() if not np.isfinite(values).all()]
+    if bad:  # a NaN weight makes every value NaN: the search would play on nonsense without a word
+        raise ValueError(f"{where}: array {bad[0]} holds NaN or infinite numbers (a model trained into "
+                         "divergence, or a damaged file)")
     return header, arrays

@@ -7,7 +7,9 @@ import pickle
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
+from azul_cli.main import app
 from bots import make_bot
 from bots._evaluators import LearnedValue
 from bots.value_file import model_bytes, read_model, shipped_models
@@ -155,3 +157,14 @@ def test_the_value_bot_plays_legal_games_alike_in_both_loops(tmp_path):
     assert set(games["termination"]) == {"normal"}   # legal to the end: no fault
     for name in ("games", "results", "moves", "rounds"):
         assert _rows(runs[False], name) == _rows(runs[True], name), name
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_a_model_with_nan_or_infinite_weights_is_refused_by_name(tmp_path, bad):
+    net, _ = _net(3)
+    net.weights[0][0, 0] = bad
+    net.save(tmp_path / "diverged.azv")
+    with pytest.raises(ValueError, match=r"diverged\.azv: array w0 holds NaN or infinite numbers"):
+        make_bot("mcts", evaluator="value", model=str(tmp_path / "diverged.azv"))
+    result = CliRunner().invoke(app, ["play", "--vs", f"mcts:evaluator=value,model={tmp_path / 'diverged.azv'}"])
+    assert result.exit_code != 0 and "NaN or infinite" in result.output and "Traceback" not in result.output
