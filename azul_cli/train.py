@@ -18,6 +18,9 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
               show_default=False)] = None,
           resume: Annotated[bool, typer.Option(
               "--resume", help="Go on with a stopped training run, in the generation it was in.")] = False,
+          fresh: Annotated[bool, typer.Option(
+              "--fresh", help="Delete this training run's generations, lineage and settings and start it "
+              "over.")] = False,
           address: AddressOpt = None, workers: WorkersOpt = None,
           no_mlflow: Annotated[bool, typer.Option("--no-mlflow", help="Do not log the run to MLflow.")] = False,
           ) -> None:
@@ -30,7 +33,7 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
         changes = {"out": str(out) if out is not None else None, "address": address, "workers": workers,
                    "mlflow": False if no_mlflow else None}
         c = dataclasses.replace(c, **{k: v for k, v in changes.items() if v is not None})
-        lineage = run_train(c, resume=resume, log=lambda line: typer.echo(line))
+        lineage = run_train(c, resume=resume, fresh=fresh, log=lambda line: typer.echo(line))
     except (TrainError, LeagueError, ValueError) as exc:
         fail(str(exc))
     accepted = [r["generation"] for r in lineage if r["accepted"]]

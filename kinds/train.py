@@ -31,13 +31,18 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from bots.registry import bot_maker
+from bots.spec import parse_bot_spec
+from engine.errors import shown
 from learn.data import TARGETS, read_positions, write_shards
 from learn.model import ValueNet, held_out_mask, train
 from records.folder import new_run_id, run_id_of, save_run_id
-from records.names import CURVE_FILE, LINEAGE_FILE, POSITIONS_DONE, REPORT_FILES, TRAIN_FILE, TRAIN_MLFLOW_FILE
+from records.names import (CURVE_FILE, LINEAGE_FILE, POSITIONS_DONE, REPORT_FILES, RUN_FILE, TRAIN_FILE,
+                           TRAIN_MLFLOW_FILE)
 from records.parts import has_records
 from records.store import RunStore
-from tournament.config import ConfigError, check_int, parse_config, read_stored_yaml, read_yaml
+from tournament.config import (MAX_SEED, ConfigError, check_choice, check_int, parse_config, read_stored_yaml,
+                               read_yaml)
 from tournament.runner import run_league
 
 from .base import RunKind, command_line, register
@@ -93,7 +98,7 @@ def load_train_config(path: str | Path) -> TrainConfig:
             flat[f"start_{k}" if section == "start" else k] = v
     if isinstance(flat.get("mlflow"), dict):
         m = flat.pop("mlflow")
-        flat["mlflow"] = bool(m.get("enabled", True))
+        flat["mlflow"] = m.get("enabled", True)  # checked as a boolean below
         if "experiment" in m:
             flat["experiment"] = m["experiment"]
     known = set(TrainConfig.__dataclass_fields__)
@@ -106,19 +111,56 @@ def load_train_config(path: str | Path) -> TrainConfig:
 
 
 def check(c: TrainConfig, where: str = "train") -> None:
+    """Every field checked before anything is written (a TrainError of one line naming ``where``
+    and the field): the whole numbers by the league's check, what the run shares with its gate
+    (name, out, seed, variant, elo0 and elo1, max_pairs, workers, address, mlflow) by the SPRT's."""
+    try:
+        _check(c)
+    except (ConfigError, ValueError) as exc:
+        raise TrainError(f"{where}: {exc}") from None
+
+
+def _check(c: TrainConfig) -> None:
     ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
-            "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6)}
+            "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6),
+            "seed": (0, (MAX_SEED - 1000) // 1000)}  # each generation's leagues play seed * 1000 + g
     for name, (lo, hi) in ints.items():
+        check_int(getattr(c, name), name, lo, hi)  # the league's check
+    # the gate's settings (and the run's name and folder) through the SPRT's own check
+    SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
+                 seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
+                 mlflow=c.mlflow).check()
+    if not (isinstance(c.hidden, list) and c.hidden
+            and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 256 for h in c.hidden)):
+        raise ConfigError(f"hidden: must be a list of layer widths from 1 to 256, not {shown(c.hidden)}")
+    check_choice(c.target, "target", TARGETS)
+    if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:
+        raise ConfigError(f"lr: must be a learning rate above 0 (at most 10), not {shown(c.lr)}")
+    if not isinstance(c.experiment, str) or not c.experiment:
+        raise ConfigError(f"experiment: must be a name, not {shown(c.experiment)}")
+    if not isinstance(c.opponents, list):
+        raise ConfigError(f"selfplay.opponents: must be a list of bot specs, not {shown(c.opponents)}")
+    for i, text in enumerate(c.opponents):
+        if not isinstance(text, str):
+            raise ConfigError(f"selfplay.opponents[{i}]: a bot spec is text (TYPE:key=value,...), not {shown(text)}")
         try:
-            check_int(getattr(c, name), name, lo, hi)  # the league's check
-        except ConfigError as exc:
-            raise TrainError(f"{where}: {exc}") from None
-    if not (isinstance(c.hidden, list) and c.hidden and all(isinstance(h, int) and 1 <= h <= 256 for h in c.hidden)):
-        raise TrainError(f"{where}: hidden must be a list of layer widths from 1 to 256, not {c.hidden!r}")
-    if c.target not in TARGETS:
-        raise TrainError(f"{where}: target must be one of {', '.join(TARGETS)}, not {c.target!r}")
+            bot_maker(*parse_bot_spec(text))  # the type and its parameters, checked
+        except ValueError as exc:
+            raise ConfigError(f"selfplay.opponents[{i}]: {exc}") from None
+    if not isinstance(c.start_records, list) or not all(isinstance(r, str) and r for r in c.start_records):
+        raise ConfigError(f"start.records: must be a list of run folders, not {shown(c.start_records)}")
+    for i, r in enumerate(c.start_records):
+        if not RunStore(r).committed():
+            raise ConfigError(f"start.records[{i}]: {r}: no game records there")
+    if not c.start_records:
+        from bots.value_file import model_bytes
+
+        if not isinstance(c.start_model, str) or not c.start_model:
+            raise ConfigError(f"start.model: must be a shipped model's name or a model file, "
+                              f"not {shown(c.start_model)}")
+        model_bytes(c.start_model)  # a clear error now, not in a worker
     if c.players != 2:
-        raise TrainError(f"{where}: players must be 2: the gate is an SPRT, a 2-player test")
+        raise ConfigError("players: must be 2: the gate is an SPRT, a 2-player test")
 
 
 # ---------------------------------------------------------------- the run
@@ -128,15 +170,24 @@ def spec(model_path: str, iterations: int) -> str:
     return f"mcts:evaluator=value,iterations={iterations},model={model_path}"
 
 
-def run_train(c: TrainConfig, *, resume: bool = False, log=print) -> list[dict]:
-    """Play, train and gate ``c.generations`` generations; return the lineage (one dict a generation)."""
+GENERATION = "gen-"  # a generation's folder: gen-000, gen-001, ...
+
+
+def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False, log=print) -> list[dict]:
+    """Play, train and gate ``c.generations`` generations; return the lineage (one dict a generation).
+    ``fresh``: delete the run's generations, lineage and settings first (after the checks)."""
+    if resume and fresh:
+        raise TrainError("--resume and --fresh: choose one")
+    check(c)  # with the command's options laid over the file: everything before anything is written
     root = Path(c.out) / c.name
     store = RunStore(root)
+    if fresh:
+        store.remove(*TRAIN.owned, TRAIN_FILE, TRAIN_MLFLOW_FILE, RUN_FILE, *store.folders(GENERATION))
     saved = yaml.safe_dump(asdict(c), sort_keys=True)
     if store.exists(LINEAGE_FILE) or store.exists(TRAIN_FILE):
         if not resume:
-            raise TrainError(f"{root} already holds a training run: add --resume to go on with it, "
-                             "or choose another --out or name")
+            raise TrainError(f"{root} already holds a training run: add --resume to go on with it, --fresh "
+                             "to start it over, or choose another --out or name")
         before = _saved_settings(store) if store.exists(TRAIN_FILE) else asdict(c)
         changed = _changed(before, asdict(c))
         if changed:
@@ -190,7 +241,7 @@ def _save(store: RunStore, lineage: list[dict]) -> None:
 
 
 def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
-    gen = root / "gen-000"
+    gen = root / f"{GENERATION}000"
     gen.mkdir(exist_ok=True)
     record = {"generation": 0, "accepted": True, "gate": None}
     if not c.start_records:
@@ -208,7 +259,7 @@ def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
 
 
 def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) -> dict:
-    gen = root / f"gen-{g:03d}"
+    gen = root / f"{GENERATION}{g:03d}"
     gen.mkdir(exist_ok=True)
     current = current_model(lineage)
     bot = spec(current, c.iterations)
@@ -255,7 +306,6 @@ def _fmt(x) -> str:
 
 
 def _entry(s: str) -> dict:
-    from bots.spec import parse_bot_spec
     kind, params = parse_bot_spec(s)
     return {"type": kind, "params": params}
 
@@ -333,7 +383,7 @@ class _Tracker:
                 self.client.log_metric(self.run_id, f"gate_{key}", float(gate[key]), step=g)
         self.client.log_metric(self.run_id, "accepted", float(record["accepted"]), step=g)
         if Path(record["model"]).is_file():
-            self.client.log_artifact(self.run_id, record["model"], f"gen-{g:03d}")
+            self.client.log_artifact(self.run_id, record["model"], f"{GENERATION}{g:03d}")
 
     def finish(self, lineage: list[dict]) -> None:
         path = plot_curve(lineage, self.store.local(CURVE_FILE))
@@ -382,8 +432,9 @@ class TrainKind(RunKind):
 
     def recorded_games(self, run_dir: Path) -> int:
         """The games of its generations' self-play leagues and gates."""
-        return sum(super(TrainKind, self).recorded_games(d) for d in sorted(run_dir.glob("gen-*/*"))
-                   if (d / "games").is_dir())
+        store, count = RunStore(run_dir), super(TrainKind, self).recorded_games
+        return sum(count(run_dir / gen / inner) for gen in store.folders(GENERATION)
+                   for inner in store.sub(gen).folders("") if store.sub(gen).sub(inner).committed())
 
     def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
         lineage, settings = self._lineage(run_dir), self._settings(run_dir)

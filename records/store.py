@@ -65,6 +65,10 @@ class RunStore:
             elif path.exists():
                 path.unlink()
 
+    def folders(self, prefix: str) -> list[str]:
+        """The names of its folders that start with ``prefix`` (a training run's ``gen-``), sorted."""
+        return sorted(p.name for p in self.root.glob(f"{prefix}*") if p.is_dir()) if self.root.is_dir() else []
+
     def sub(self, name: str) -> RunStore:
         """The store of a run nested in this one (a training run's ``gen-NNN/selfplay``)."""
         return RunStore(self.root / name)

@@ -96,3 +96,50 @@ def test_damaged_yaml_is_a_one_line_error_naming_line_and_column(tmp_path):
     with pytest.raises(TrainError, match=r"cannot resume: .*train\.yaml: line \d+, column \d+") as caught:
         run_train(load_train_config(path), resume=True, log=lambda line: None)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("train: {lr: -1.0}", "lr: must be a learning rate above 0"),
+    ("train: {lr: fast}", "lr: must be a learning rate above 0 (at most 10), not 'fast'"),
+    ("mlflow: {enabled: 'no'}", "mlflow: must be true or false, not 'no'"),
+    ("name: 5", "name: must be a non-empty name without '/', not 5"),
+    ("name: ../x", "name: must be a non-empty name without '/'"),
+    ("out: 7", "out: must be a folder name, not 7"),
+    ("seed: abc", "seed: must be a whole number, not 'abc'"),
+    ("seed: -5", "seed: must be from 0 to"),
+    ("variant: grey", "variant: must be one of colored, gray, not 'grey'"),
+    ("gate: {elo0: zero}", "elo0: must be a finite number, not 'zero'"),
+    ("gate: {elo0: 50, elo1: 40}", "elo0 must be below elo1"),
+    ("selfplay: {opponents: h}", "selfplay.opponents: must be a list of bot specs, not 'h'"),
+    ("selfplay: {opponents: [h]}", "selfplay.opponents[0]: unknown bot type 'h'"),
+    ("start: {records: somewhere}", "start.records: must be a list of run folders"),
+    ("start: {records: [no-such-run]}", "start.records[0]: no-such-run: no game records there"),
+    ("start: {model: no-such-model}", "model 'no-such-model' is neither a shipped model"),
+    ("train: {hidden: [true]}", "hidden: must be a list of layer widths"),
+])
+def test_every_train_field_is_checked_before_anything_is_written(tmp_path, text, message):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nout: {tmp_path / 'out'}\n{text}\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["train", str(path)])
+    assert result.exit_code == 1, result.output
+    assert message in result.output and "Traceback" not in result.output and len(result.output.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_fresh_starts_a_training_run_over_and_status_reads_it(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nout: {tmp_path / 'out'}\ngenerations: 0\nmlflow: false\n", encoding="utf-8")
+    assert CliRunner().invoke(app, ["train", str(path)]).exit_code == 0
+    root = tmp_path / "out" / "t"
+    (root / "gen-007").mkdir()  # a generation of an earlier, longer run
+    again = CliRunner().invoke(app, ["train", str(path)])
+    assert again.exit_code == 1 and "--fresh" in again.output
+    both = CliRunner().invoke(app, ["train", str(path), "--fresh", "--resume"])
+    assert both.exit_code == 1 and "choose one" in both.output
+    fresh = CliRunner().invoke(app, ["train", str(path), "--fresh"])
+    assert fresh.exit_code == 0, fresh.output
+    assert not (root / "gen-007").exists() and json.loads((root / "lineage.json").read_text())[0]["generation"] == 0
+    status = CliRunner().invoke(app, ["league", "status", str(root)])
+    assert status.exit_code == 0, status.output
+    assert "training run t: 0 games recorded" in status.output and "complete" in status.output
+    assert "lineage: 1 of 1 generations, accepted [0]; the current model: value-2p" in status.output
