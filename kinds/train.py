@@ -215,8 +215,29 @@ def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False, log=
 
 
 def current_model(lineage: list[dict]) -> str:
-    """The model of the last accepted generation."""
+    """The model of the last accepted generation, as the lineage keeps it (``_at`` finds it)."""
     return [r for r in lineage if r["accepted"]][-1]["model"]
+
+
+def _ref(root: Path, path: Path) -> str:
+    """How the lineage keeps a file of the run: relative to the run's folder, so a run moved to
+    another folder (and resumed with --out NEW) finds its models and positions."""
+    return path.relative_to(root).as_posix()
+
+
+def _at(root: Path, ref: str) -> str:
+    """Where the lineage's ``ref`` is now: a shipped model's name as it is, a file of the run under
+    the run's folder (a lineage written before files were kept so: the path as it was typed); a
+    file found in neither place is a TrainError naming it, never a smaller window."""
+    from bots.value_file import shipped_models
+
+    if ref in shipped_models():
+        return ref
+    for where in (root / ref, Path(ref)):
+        if where.exists():
+            return str(where)
+    raise TrainError(f"{root}: its lineage names {ref}, which is not in the run's folder any more "
+                     "(moved or deleted): put it back, or start the run over with --fresh")
 
 
 def _saved_settings(store: RunStore) -> dict:
@@ -255,13 +276,14 @@ def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
     metrics = _fit(c, [data], None, model, 0)
     log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
         f"held-out loss {metrics['held_out_loss']:.4f}")
-    return {**record, "model": str(model), "data": str(data), **metrics}
+    return {**record, "model": _ref(root, model), "data": _ref(root, data), **metrics}
 
 
 def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) -> dict:
     gen = root / f"{GENERATION}{g:03d}"
     gen.mkdir(exist_ok=True)
-    current = current_model(lineage)
+    parent = current_model(lineage)
+    current = _at(root, parent)
     bot = spec(current, c.iterations)
     # 1. self-play, with the league's records as usual
     started = time.perf_counter()
@@ -280,9 +302,9 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
     data = gen / "data"
     _positions([gen / "selfplay"], data)
     # 3. training on the window
-    window = [Path(r["data"]) for r in lineage if r.get("data")][-(c.window - 1):] if c.window > 1 else []
+    window = [Path(_at(root, r["data"])) for r in lineage if r.get("data")][-(c.window - 1):] if c.window > 1 else []
     candidate = gen / "candidate.azv"
-    metrics = _fit(c, [*window, data], current, candidate, g)
+    metrics = _fit(c, [*window, data], current, candidate, g, parent)
     # 4. the gate
     settings = SprtSettings(new=spec(str(candidate), c.iterations), base=bot, elo0=c.elo0, elo1=c.elo1,
                             max_pairs=c.max_pairs, variant=c.variant, seed=c.seed * 1000 + g, name="gate",
@@ -296,8 +318,8 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
     log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
         f"gate {r['verdict']} after {r['pairs']} pairs (elo {_fmt(r['elo'])}): "
         f"{'accepted' if accepted else 'not accepted'}")
-    return {"generation": g, "model": str(candidate), "accepted": accepted, "data": str(data),
-            "parent": current, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
+    return {"generation": g, "model": _ref(root, candidate), "accepted": accepted, "data": _ref(root, data),
+            "parent": parent, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
             "gate": {k: r[k] for k in ("verdict", "pairs", "llr", "elo", "elo_low", "elo_high")}, **metrics}
 
 
@@ -317,7 +339,8 @@ def _positions(runs: list[Path], data: Path) -> None:
         store.write_text(POSITIONS_DONE, f"{count}\n")
 
 
-def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int) -> dict:
+def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int,
+         parent: str | None = None) -> dict:
     """Train a model on the positions of ``data`` (from ``start``'s weights) and write it to ``out``;
     a model already there is read back (its metrics are in its header)."""
     if out.exists():
@@ -336,7 +359,7 @@ def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int)
                "held_out_loss": history.held_out[-1] if history.held_out else float("nan"),
                "held_out_baseline": float(np.var(y[held])) if held.any() else float("nan"),
                "train_samples_per_s": history.samples_per_s}
-    net.meta = {"generation": g, "parent": start, "data": [str(d) for d in data], "seed": c.seed * 1000 + g,
+    net.meta = {"generation": g, "parent": parent, "data": [str(d) for d in data], "seed": c.seed * 1000 + g,
                 "hidden": list(c.hidden), "target": c.target, "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
                 "loss_curve": {"train": history.train, "held_out": history.held_out}}
     tmp = out.with_suffix(".tmp")
@@ -358,8 +381,14 @@ class _Tracker:
         uri = f"sqlite:///{(Path(c.out) / 'mlflow.db').resolve()}"
         self.client = MlflowClient(tracking_uri=uri)
         if self.store.exists(TRAIN_MLFLOW_FILE):
+            from mlflow.exceptions import MlflowException
+
             self.run_id = self.store.read_text(TRAIN_MLFLOW_FILE).strip()
-            return
+            try:
+                self.client.get_run(self.run_id)
+                return
+            except MlflowException:  # a run moved to another --out: a new MLflow run in that out's store
+                pass
         exp = self.client.get_experiment_by_name(c.experiment)
         if exp is None:
             artifacts = (Path(c.out) / "mlartifacts").resolve().as_uri()
@@ -382,8 +411,9 @@ class _Tracker:
             if gate.get(key) is not None:
                 self.client.log_metric(self.run_id, f"gate_{key}", float(gate[key]), step=g)
         self.client.log_metric(self.run_id, "accepted", float(record["accepted"]), step=g)
-        if Path(record["model"]).is_file():
-            self.client.log_artifact(self.run_id, record["model"], f"{GENERATION}{g:03d}")
+        model = self.store.root / record["model"]
+        if model.is_file():
+            self.client.log_artifact(self.run_id, str(model), f"{GENERATION}{g:03d}")
 
     def finish(self, lineage: list[dict]) -> None:
         path = plot_curve(lineage, self.store.local(CURVE_FILE))

@@ -142,6 +142,9 @@ def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     dirs = [data_dirs] if isinstance(data_dirs, (str, Path)) else list(data_dirs)
+    missing = [str(d) for d in dirs if not Path(d).is_dir()]
+    if missing:  # a window with a folder gone would train on less than it says, without a word
+        raise ValueError(f"no position folder {missing[0]}: moved or deleted")
     files = [f for d in dirs for f in sorted(Path(d).glob(SHARD_GLOB))]
     if not files:
         raise ValueError(f"no position shards ({SHARD_GLOB}) in {', '.join(map(str, dirs))}")

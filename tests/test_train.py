@@ -39,10 +39,10 @@ def test_a_tiny_train_runs_resumes_and_logs(tmp_path, monkeypatch):
     path = _config(tmp_path, tmp_path / "r")
     fit = train_module._fit
 
-    def killed_in_generation_two(c, data, start, out, g):
+    def killed_in_generation_two(c, data, start, out, g, parent=None):
         if g == 2:
             raise KeyboardInterrupt
-        return fit(c, data, start, out, g)
+        return fit(c, data, start, out, g, parent)
 
     monkeypatch.setattr(train_module, "_fit", killed_in_generation_two)
     with pytest.raises(KeyboardInterrupt):
@@ -62,7 +62,8 @@ def test_a_tiny_train_runs_resumes_and_logs(tmp_path, monkeypatch):
     for r in lineage[1:]:
         assert r["gate"]["verdict"] in ("H0", "H1", "undecided") and 1 <= r["gate"]["pairs"] <= 3
         assert r["accepted"] == (r["gate"]["verdict"] == "H1")
-        header, _ = read_model((root / f"gen-{r['generation']:03d}" / "candidate.azv").read_bytes())
+        assert r["model"] == f"gen-{r['generation']:03d}/candidate.azv"  # relative to the run
+        header, _ = read_model((root / r["model"]).read_bytes())
         assert header["meta"]["parent"] == train_module.current_model(lineage[:r["generation"]])
     assert (root / "curve.png").stat().st_size > 1000
 
@@ -143,3 +144,27 @@ def test_fresh_starts_a_training_run_over_and_status_reads_it(tmp_path):
     assert status.exit_code == 0, status.output
     assert "training run t: 0 games recorded" in status.output and "complete" in status.output
     assert "lineage: 1 of 1 generations, accepted [0]; the current model: value-2p" in status.output
+
+
+def test_a_moved_training_run_resumes_with_its_whole_window_and_a_missing_input_is_named(tmp_path):
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=2, seed=4))
+    assert run_league(config, progress=False).complete
+    path = _config(tmp_path, tmp_path / "r")
+    path.write_text(path.read_text().replace("generations: 2", "generations: 1"), encoding="utf-8")
+    assert CliRunner().invoke(app, ["train", str(path)]).exit_code == 0
+    old = tmp_path / "out" / "tiny"
+    lineage = json.loads((old / "lineage.json").read_text())
+    assert [r["data"] for r in lineage] == ["gen-000/data", "gen-001/data"]  # relative to the run
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    old.rename(moved / "tiny")
+    path.write_text(path.read_text().replace("generations: 1", "generations: 2"), encoding="utf-8")
+    resumed = CliRunner().invoke(app, ["train", str(path), "--out", str(moved), "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    window = read_model((moved / "tiny" / "gen-002" / "candidate.azv").read_bytes())[0]["meta"]["data"]
+    assert [p.rsplit("/", 2)[-2] for p in window] == ["gen-001", "gen-002"]  # the whole window of 2
+    import shutil
+    shutil.rmtree(moved / "tiny" / "gen-001" / "data")
+    path.write_text(path.read_text().replace("generations: 2", "generations: 3"), encoding="utf-8")
+    missing = CliRunner().invoke(app, ["train", str(path), "--out", str(moved), "--resume"])
+    assert missing.exit_code == 1 and "gen-001/data" in missing.output and "Traceback" not in missing.output
