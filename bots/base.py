@@ -57,6 +57,12 @@ class Bot:
     def reset(self) -> None:
         """Called at the start of each game; bots with memory between moves clear it here."""
 
+    def table_error(self, players: int, variant: str) -> str | None:
+        """Why this bot cannot play at a table of ``players`` on ``variant``'s wall (a config names
+        it before any game is played), or None: every built-in bot plays them all, but a learned
+        value is for one player count."""
+        return None
+
     def reseed(self, seed: int) -> None:
         """Play the next game as if built with ``seed``: the compiled league loop builds a bot it
         asks in Python once per worker and reuses it across games (tournament/fastloop.py), with

@@ -16,7 +16,7 @@ from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
 from .heuristic import Column, ColourSet, Later, Line, Marker, Row
 from .registry import Param, bot_parameters, changed_parameters, check_params, register, register_preset
-from .value_file import model_bytes
+from .value_file import model_bytes, read_model
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
 
@@ -83,6 +83,15 @@ class MCTSBot(Bot):
         if "model" in shown:   # a file: its name (bot names hold no '/')
             shown["model"] = self.model.replace("\\", "/").rsplit("/", 1)[-1]
         return f"{self.type_name}(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
+
+    def table_error(self, players: int, variant: str) -> str | None:
+        if self._model is None:
+            return None
+        wanted = read_model(self._model, self.model)[0]["players"]
+        if wanted == players:
+            return None
+        return (f"mcts: model {self.model!r} values {wanted}-player games, not {players}-player ones "
+                f"(a {players}-player table)")
 
     def __getstate__(self):
         state = self.__dict__.copy()

@@ -177,9 +177,13 @@ def league_config(study: StudyConfig) -> LeagueConfig:
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         try:
-            name = make_bot(kind, seed=0, **params).name
+            proto = make_bot(kind, seed=0, **params)
         except ValueError as exc:
             raise ConfigError(f"bot spec {spec!r}: {exc}") from None
+        unfit = proto.table_error(study.players, study.variant)
+        if unfit:
+            raise ConfigError(f"bot spec {spec!r}: {unfit}")
+        name = proto.name
         entries.append(BotEntry(name=name, type=kind, params=params, seed=derive_seed(study.seed, "bot", i)))
     return LeagueConfig(name=study.name, bots=tuple(entries), players=study.players, variant=study.variant,
                         deals=study.deals, seed=study.seed, out=study.out, self_play=True,

@@ -129,3 +129,21 @@ def test_self_play_option(tmp_path):
     older = plain.to_dict()
     del older["self_play"]  # a run folder from before the option resumes as a league without it
     check_resumable(plain, older, saved)
+
+
+def test_a_bot_that_cannot_play_the_table_is_refused_before_any_game(tmp_path):
+    """A learned value for 2 players at a 4-player table: one line naming the bot, not a traceback
+    at its first move (in a league, an SPRT's or study's league alike)."""
+    from typer.testing import CliRunner
+
+    from azul_cli.main import app
+
+    bots = ["greedy", "random", "heuristic", "mcts:evaluator=value,model=value-2p"]
+    with pytest.raises(ConfigError, match=r"bots\[3\]\.params: mcts: model 'value-2p' values 2-player games, "
+                                          r"not 4-player ones"):
+        parse_config({"players": 4, "deals": 2, "bots": bots})
+    assert parse_config({"players": 2, "deals": 2, "bots": bots[2:]}).players == 2
+    result = CliRunner().invoke(app, ["study", "marker", "--bot", "mcts:evaluator=value,model=value-2p",
+                                      "--players", "3", "--deals", "1", "--out", str(tmp_path), "--no-mlflow"])
+    assert result.exit_code == 1 and "values 2-player games, not 3-player ones" in result.output
+    assert "Traceback" not in result.output and not any(tmp_path.iterdir())

@@ -276,7 +276,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     experiment = ml.get("experiment", "azul-league")
     if not isinstance(experiment, str) or not experiment:
         raise _FieldError("mlflow.experiment", f"must be a name, not {shown(experiment)}")
-    bots = _bots(data.get("bots"), seed)
+    bots = _bots(data.get("bots"), seed, players, variant)
     if len(bots) < players and not self_play:  # with self_play, the self tables still play
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
                                   f"at least {players} (or self_play: true)")
@@ -324,7 +324,7 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
     return {"format": fmt, "pairs_per_match": _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)}
 
 
-def _bots(value: Any, league_seed: int) -> list[BotEntry]:
+def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colored") -> list[BotEntry]:
     if value is None:
         raise _FieldError("bots", "missing: list the bots of the league (type, params, seed)")
     if not isinstance(value, list) or not value:
@@ -357,6 +357,9 @@ def _bots(value: Any, league_seed: int) -> list[BotEntry]:
             field_name = f"{where}.type" if "unknown bot type" in text or "cannot import" in text \
                 or "not a Bot" in text else f"{where}.params"
             raise _FieldError(field_name, text) from None
+        unfit = proto.table_error(players, variant)
+        if unfit:  # found now, not as a traceback at its first move
+            raise _FieldError(f"{where}.params", unfit)
         name = item.get("name", proto.name)
         name = _name(name, f"{where}.name")
         if name in names:
