@@ -38,7 +38,7 @@ Plain = Annotated[bool, typer.Option(
 
 def console(plain: bool = False) -> Console:
     """Standard output for rich text: coloured on a terminal unless ``plain``."""
-    return Console(color_system=None if plain else "auto", highlight=False)
+    return Console(color_system=None if plain else "auto", highlight=False, markup=False)
 
 
 TERMINAL_MIN_WIDTH = 110  # on a terminal narrower than this, lines wrap rather than cells being cut
@@ -50,7 +50,7 @@ def print_table(table, out: Console | None = None) -> None:
     ``TERMINAL_MIN_WIDTH`` columns wide, so that a table that fits there is never cut."""
     from rich.measure import Measurement
 
-    out = out if out is not None else Console(highlight=False)
+    out = out if out is not None else Console(highlight=False, markup=False)
     width = out.width
     if out.is_terminal:
         wanted = max(width, TERMINAL_MIN_WIDTH)

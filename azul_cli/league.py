@@ -58,7 +58,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     from tournament.config import ConfigError, load_config
     from tournament.runner import LeagueError, run_league
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     try:
         league = load_config(config).with_overrides(
             out=str(out) if out is not None else None, address=address, workers=workers,
@@ -135,7 +135,7 @@ def status(run_dir: RunDirArg) -> None:
         st = kind.status(run_dir)
     except (ValueError, OSError) as exc:  # an unknown kind; a damaged part names itself and the repair
         fail(str(exc))
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     console.print(status_line(kind, st), soft_wrap=True)
     if "failures" in st.detail:
         console.print(f"failures: {_failures(st.detail['failures'])}", soft_wrap=True)
@@ -193,7 +193,7 @@ def repair(run_dir: RunDirArg) -> None:
         fail(str(exc))
     except OSError as exc:
         fail(f"{os_error_message(exc)}; nothing is lost: files are moved, never deleted")
-    console = Console(highlight=False)
+    console = Console(highlight=False, markup=False)
     if not report.changed:
         console.print(f"{run_dir}: every part reads and every game is whole: nothing to repair", soft_wrap=True)
     _print_repair(console, report)

@@ -251,7 +251,7 @@ class PlaySession:
             raise ValueError(f"seats: {self.players} players need seats 0 to {self.players - 1} "
                              f"each taken once (bots at {sorted(self.bots)}, "
                              f"people at {sorted(human_seats)})")
-        self.console = console or Console(highlight=False)
+        self.console = console or Console(highlight=False, markup=False)
         self.human = HumanPlayer(read_line or _stdin_line, self.console, teach=teach,
                                  hint_iterations=hint_iterations, seed=seed,
                                  session_commands=SESSION_COMMANDS)

@@ -100,9 +100,9 @@ class ProgressBar:
             from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                        TimeRemainingColumn)
             self.progress = Progress(
-                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn(),
-                TextColumn("{task.fields[leader]}"), console=self.console, transient=False)
+                TextColumn("{task.fields[leader]}", markup=False), console=self.console, transient=False)
             self.progress.start()
             self.task = self.progress.add_task(f"{self.what} {event.name} ({event.referee})", total=event.total,
                                                completed=event.recorded, **fields)

@@ -151,7 +151,7 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     if anchor and not here:
         where += f" ({anchor} played no {players}-player game)"
     model = "Bradley-Terry" if players == 2 else "Plackett-Luce"
-    console = Console()
+    console = Console(highlight=False, markup=False)
     console.print(f"\n{players} players ({model})", style="bold", soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAD, title=f"elo: {where}; {intervals_text(fit)}")
     skill = "mu" in frame.columns
@@ -239,7 +239,7 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
             from .event_table import print_event
 
             for ev in events:
-                print_event(Console(), ev)
+                print_event(Console(highlight=False, markup=False), ev)
 
 
 def _event_standings(runs, format: Format) -> None:
@@ -269,7 +269,7 @@ def _event_standings(runs, format: Format) -> None:
         from .event_table import print_event
 
         for ev in events:
-            print_event(Console(), ev)
+            print_event(Console(highlight=False, markup=False), ev)
 
 
 def _print_stats(frame, what: What) -> None:

@@ -100,7 +100,7 @@ def _print(shown) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    v, console = shown.version, Console()
+    v, console = shown.version, Console(highlight=False, markup=False)
     where = f"{shown.anchor} at {shown.anchor_value:g}" if shown.anchor else "mean bot at 0"
     since = f"version {shown.previous.number}" if shown.previous else "nothing (the first version)"
     console.print(f"version {v.number}: {len(v.runs)} runs; elo: {where}; change since {since}", soft_wrap=True)

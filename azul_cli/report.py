@@ -27,7 +27,7 @@ def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
     from analysis.report import collect, headline, write_report
 
     try:  # a spinner on a terminal: a million-game league takes about half a minute
-        with Console(stderr=True).status("reading the records, fitting the ratings, drawing the plots"):
+        with Console(stderr=True, markup=False).status("reading the records, fitting the ratings, drawing the plots"):
             result = collect(runs, bootstrap=bootstrap, seed=seed)
             paths = write_report(result, out if out is not None else runs.dirs[0])
     except (ValueError, OSError, duckdb.Error) as exc:

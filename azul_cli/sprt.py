@@ -111,7 +111,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         league = settings.league()
     except (TypeError, ValueError) as exc:
         fail(str(exc))
-    console = Console(highlight=False, stderr=format is SprtFormat.json)
+    console = Console(highlight=False, markup=False, stderr=format is SprtFormat.json)
     new, base = settings.bot_names()
     if format is SprtFormat.table:
         console.print(f"sprt {new} against {base}: H0 elo {settings.elo0:g} against H1 elo "

@@ -111,7 +111,7 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
 
     if resume and fresh:
         fail("--resume and --fresh: choose one")
-    console = Console(highlight=False, stderr=format is not Format.table)  # progress: off a table's way
+    console = Console(highlight=False, markup=False, stderr=format is not Format.table)  # progress: off a table's way
     try:
         with ProgressBar(console, enabled=not quiet, what="study") as bar:
             summary = run_study(study, resume=resume, fresh=fresh, progress=bar.update)

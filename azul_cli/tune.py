@@ -44,7 +44,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
         league = league_of(config, address, not no_mlflow)
     except ConfigError as exc:
         fail(str(exc))
-    console = Console(highlight=False, stderr=format is TuneFormat.json)
+    console = Console(highlight=False, markup=False, stderr=format is TuneFormat.json)
     if format is TuneFormat.table:
         console.print(f"tune {config.bot} ({', '.join(p.name for p in config.params)}) at {config.players} "
                       f"players: {config.pairs:,} pairs in {config.steps:,} steps of {config.batch}",

@@ -175,3 +175,23 @@ def test_analyze_and_the_html_replay_take_hostile_file_names(folders, tmp_path):
     page = tmp_path / HOSTILE / "game [1] *.html"
     _invoke("replay", str(hostile), "t000-d00002-a00", "--html", str(page))
     assert page.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_brackets_in_paths_and_names_are_printed_as_text(tmp_path):
+    """rich markup once ate '[x]' from a printed path or command and '[bold red]' from a bot's name:
+    paths, commands and names are printed as they are."""
+    out = tmp_path / "dir [x]"
+    data = league(out, [{"name": "[bold red]boss", "type": "greedy", "seed": 1}, "random"], name="m [y]",
+                  deals=2)
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = runner.invoke(app, ["league", "run", str(config), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert f"report: {out / 'm [y]' / 'report.html'}" in result.output
+    assert "[bold red]boss" in result.output  # the standings table's bot
+    status = runner.invoke(app, ["league", "status", str(out / "m [y]")])
+    assert status.exit_code == 0 and "[bold red]boss" in status.output
+    repair = runner.invoke(app, ["league", "repair", str(out / "m [y]")])
+    assert repair.exit_code == 0 and "'" + str(out / "m [y]" / "config.yaml") + "'" in repair.output
+    elo = runner.invoke(app, ["elo", str(out / "m [y]")])
+    assert elo.exit_code == 0 and "[bold red]boss" in elo.output
