@@ -25,6 +25,7 @@ FORMAT = "azul-value/1"
 SUFFIX = ".azv"
 MODELS = Path(__file__).parent / "models"   # the shipped models, NAME.azv
 MAX_WIDTH = 256  # the widest layer the compiled evaluator takes
+MAX_BYTES = 16 * 2**20  # a file larger than this is refused before it is read (the largest model: ~1 MB)
 
 
 def shipped_models() -> list[str]:
@@ -40,6 +41,13 @@ def model_bytes(name_or_path: str) -> bytes:
     if not path.is_file():
         raise ValueError(f"mcts: model {name_or_path!r} is neither a shipped model "
                          f"({', '.join(shipped_models()) or 'none'}) nor a file")
+    with path.open("rb") as f:  # the magic bytes and the size before the whole file is read
+        if f.read(len(MAGIC)) != MAGIC:
+            raise ValueError(f"{path}: not a value network file (azul-value/1 starts with {MAGIC!r})")
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise ValueError(f"{path}: {size:,} bytes, more than a model of layers at most {MAX_WIDTH} wide can "
+                         f"hold ({MAX_BYTES:,})")
     data = path.read_bytes()
     read_model(data, str(path))
     return data

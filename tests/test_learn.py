@@ -168,3 +168,19 @@ def test_a_model_with_nan_or_infinite_weights_is_refused_by_name(tmp_path, bad):
         make_bot("mcts", evaluator="value", model=str(tmp_path / "diverged.azv"))
     result = CliRunner().invoke(app, ["play", "--vs", f"mcts:evaluator=value,model={tmp_path / 'diverged.azv'}"])
     assert result.exit_code != 0 and "NaN or infinite" in result.output and "Traceback" not in result.output
+
+
+def test_a_huge_file_given_as_a_model_is_refused_before_it_is_read(tmp_path):
+    from bots.value_file import MAGIC, MAX_BYTES
+
+    big = tmp_path / "big.azv"
+    with big.open("wb") as f:  # sparse: the size without the bytes
+        f.write(MAGIC)
+        f.truncate(3 * 2**30)
+    with pytest.raises(ValueError, match=r"big\.azv: 3,221,225,472 bytes, more than a model"):
+        model_bytes(str(big))
+    other = tmp_path / "other.azv"
+    with other.open("wb") as f:
+        f.truncate(MAX_BYTES + 1)
+    with pytest.raises(ValueError, match=r"other\.azv: not a value network file"):
+        model_bytes(str(other))
