@@ -87,9 +87,15 @@ class RatingList:
                                   + ("; choose an empty or new folder for a new list" if create else ""))
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(folder, [Version.from_dict(v) for v in data["versions"]])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise RatingListError(f"{path}: not a rating list's file ({exc})") from None
+            versions = [Version.from_dict(v) for v in data["versions"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise RatingListError(f"{path}: not a rating list's file ({type(exc).__name__}: {exc})") from None
+        for i, v in enumerate(versions, 1):
+            damage = _damage(v, i)
+            if damage:  # before any command reads or adds to it
+                raise RatingListError(f"{path}: version {i}: {damage}; the file is damaged (mend it or start "
+                                      "a new list)")
+        return cls(folder, versions)
 
     @property
     def last(self) -> Version | None:
@@ -102,6 +108,8 @@ class RatingList:
         given twice, is refused, and nothing is written."""
         from records.folder import run_id_of
 
+        from .records import check_runs
+
         last = self.last or Version(0, [])
         held = {r["run_id"]: r["path"] for r in last.runs}
         runs = []
@@ -112,8 +120,14 @@ class RatingList:
             run_id = run_id_of(d)
             if run_id is None:
                 raise RatingListError(f"{d}: no run id (run.json) and no records")
+            if run_id in {r["run_id"] for r in runs}:
+                raise RatingListError(f"{d}: run {run_id} is given twice (also as {held[run_id]})")
             if run_id in held:
                 raise RatingListError(f"{d}: run {run_id} is already in the list (from {held[run_id]})")
+            try:
+                check_runs(d)  # a damaged part is found now, not by every show after
+            except ValueError as exc:
+                raise RatingListError(str(exc)) from None
             held[run_id] = str(d)
             runs.append({"run_id": run_id, "path": str(d.resolve())})
         if not runs and anchor is None and not exclude and not include and not rename:
@@ -167,6 +181,22 @@ class RatingList:
             tables[n] = (table.join(prev, on="bot", how="left")
                          .with_columns(change=pl.col("rating") - pl.col("previous")))
         return Shown(version, previous, tables, anchor, value)
+
+
+def _damage(v: Version, number: int) -> str | None:
+    """What is wrong with version ``number`` as read from a list's file, or None."""
+    if v.number != number:
+        return f"numbered {v.number!r} in place {number}"
+    for run in v.runs:
+        if not isinstance(run, dict) or not all(isinstance(run.get(k), str) and run[k] for k in ("run_id", "path")):
+            return f"a run without a run_id and a path ({run!r})"
+    if v.anchor is not None and not isinstance(v.anchor, str):
+        return f"anchor {v.anchor!r} is not a bot's name"
+    if not all(isinstance(b, str) for b in v.exclude):
+        return f"exclude {v.exclude!r} is not a list of bots' names"
+    if not all(isinstance(a, str) and isinstance(b, str) for a, b in v.rename.items()):
+        return f"rename {v.rename!r} does not map names to names"
+    return None
 
 
 def version_dirs(version: Version) -> list[Path]:

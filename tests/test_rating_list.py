@@ -106,3 +106,38 @@ def test_an_anchor_that_is_no_bot_of_the_list_is_refused_before_anything_is_writ
     assert show.exit_code == 1 and "not a bot of the list's runs" in show.output
     doc, bots = shown(lst, "--anchor", "beta", "--anchor-value", "1500")
     assert bots["beta"]["rating"] == pytest.approx(1500)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda v: v[0]["runs"][0].pop("path"), "version 1: a run without a run_id and a path"),
+    (lambda v: v.reverse(), "version 1: numbered 2 in place 1"),
+    (lambda v: v[1].update(version="two"), "version 2: numbered 'two' in place 2"),
+    (lambda v: v[0].update(runs=5), "not a rating list's file (TypeError"),
+])
+def test_a_damaged_list_is_one_line_for_show_and_add_which_writes_nothing(tmp_path, runs, damage, message):
+    lst = tmp_path / "list"
+    assert call("add", lst, runs["one"]).exit_code == 0
+    assert call("add", lst, runs["two"]).exit_code == 0
+    doc = json.loads((lst / "list.json").read_text())
+    damage(doc["versions"])
+    (lst / "list.json").write_text(json.dumps(doc))
+    before = (lst / "list.json").read_text()
+    for args in (("show", lst), ("add", lst, "--exclude", "gamma")):
+        result = call(*args)
+        assert result.exit_code == 1 and message in result.output, result.output
+        assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+    assert (lst / "list.json").read_text() == before
+
+
+def test_add_refuses_a_run_given_twice_and_a_damaged_run_before_writing(tmp_path, runs):
+    lst = tmp_path / "list"
+    twice = call("add", lst, runs["one"], runs["one"])
+    assert twice.exit_code == 1 and "run one is given twice" in twice.output and not lst.exists()
+    import shutil
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(runs["two"], damaged)
+    part = sorted((damaged / "results").glob("*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[:40])
+    refused = call("add", lst, damaged)
+    assert refused.exit_code == 1 and str(part.name) in refused.output and not lst.exists()
