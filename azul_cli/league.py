@@ -222,9 +222,10 @@ def _failures(failures: dict[str, int]) -> str:
 
 def _report(console: Console, summary: LeagueSummary) -> None:
     _print_repair(console, summary.repair)
-    rate = rate_text(summary.played, summary.play_s)
+    rate = rate_text(summary.played, summary.play_s)  # over the playing time, shown beside it
+    played = f"{summary.play_s:.1f} s of play ({rate}), " if rate else ""
     console.print(f"{summary.played:,} games played by {referee_text(summary.referee)} in "
-                  f"{summary.elapsed_s:.1f} s{f' ({rate})' if rate else ''}; "
+                  f"{played}{summary.elapsed_s:.1f} s in all; "
                   f"{summary.recorded:,} of {summary.total:,} recorded; failures: {_failures(summary.failures)}",
                   soft_wrap=True)
     console.print(f"records: {summary.run_dir}/ (games/, results/, moves/, rounds/ as Parquet; "

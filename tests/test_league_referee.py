@@ -100,3 +100,5 @@ def test_the_cli_says_before_it_starts_why_the_referee_plays(tmp_path):
     fast = runner.invoke(app, ["league", "run", str(path), "--no-report"])
     assert fast.exit_code == 0 and "Python referee" not in fast.output
     assert "2 games played by the compiled loop in " in fast.output
+    # the rate beside the playing time it is taken over, and the whole run's time after it
+    assert re.search(r"in \d+\.\d s of play \([\d.,]+ games/(s|min)\), \d+\.\d s in all;", fast.output), fast.output
