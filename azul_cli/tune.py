@@ -57,6 +57,11 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
                                progress=line.update)
     except (LeagueError, ValueError) as exc:
         fail(str(exc))
+    if outcome.interrupted:  # values half-way are no tune's result: only where it stands
+        d = outcome.as_dict()
+        console.print(f"stopped after {d['pairs']:,} of {d['total_pairs']:,} pairs: the same command with --resume "
+                      f"goes on ({outcome.run_dir})", soft_wrap=True)
+        raise typer.Exit(130)
     if format is TuneFormat.json:
         result = outcome.as_dict()
         result.pop("trajectory")
@@ -64,9 +69,6 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
                     "play_s": round(outcome.summary.play_s, 2), "referee": outcome.summary.referee}, indent=None)
     else:
         _show(console, outcome)
-    if outcome.interrupted:
-        console.print(f"stopped: the same command with --resume goes on ({outcome.run_dir})", soft_wrap=True)
-        raise typer.Exit(130)
     if outcome.mlflow_error:
         console.print(f"warning: the tune is not in MLflow ({outcome.mlflow_error})", soft_wrap=True)
 

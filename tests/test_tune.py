@@ -148,3 +148,26 @@ def test_league_status_counts_a_tunes_games_against_its_pairs(tmp_path):
     status = runner.invoke(app, ["league", "status", str(tmp_path / "t")])
     assert status.exit_code == 0, status.output
     assert "tune t: 4 of 4 games recorded, complete" in status.output, status.output  # not 3 x 2 of a round-robin
+
+
+def test_a_tune_stopped_by_sigterm_says_where_it_stands_and_no_final_values(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from test_league_support import ROOT, subprocess_env
+
+    file = tmp_path / "long.yaml"  # long enough to be stopped in the middle
+    file.write_text("name: tune-heuristic\nbot: heuristic\nparams: {line: {}}\npairs: 1000000\nbatch: 8\n")
+    proc = subprocess.Popen([sys.executable, "-m", "azul_cli", "tune", str(file), "--workers", "0",
+                             "--out", str(tmp_path), "--no-mlflow"], cwd=ROOT, env=subprocess_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 60
+    while not list((tmp_path / "tune-heuristic").glob("games/*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.2)  # until its first step is recorded
+    proc.send_signal(signal.SIGTERM)
+    output = proc.communicate(timeout=60)[0]
+    assert proc.returncode == 130, output
+    assert "stopped after" in output and "--resume goes on" in output
+    assert "final values" not in output and "as a league bot" not in output
