@@ -88,9 +88,17 @@ def test_a_run_nested_in_a_training_run_is_finished_by_the_training_run(tmp_path
     assert finish_command(inner) == expected == finish_command(root)
     repaired = runner.invoke(app, ["league", "repair", str(inner)])
     assert repaired.exit_code == 0 and expected in repaired.output
+    from kinds.sprt import SprtSettings, run_sprt  # the gate: an SPRT whose bots' names are no specs
+
+    run_sprt(SprtSettings("greedy", "random", elo0=0, elo1=200, max_pairs=1, workers=0, mlflow=False, name="gate",
+                          names=("gen1-candidate", "gen1-current"), out=str(root / "gen-001")))
+    gate = root / "gen-001" / "gate"
+    assert finish_command(gate) == expected
+    shown = runner.invoke(app, ["league", "repair", str(gate)])
+    assert shown.exit_code == 0 and expected in shown.output and "gen1-candidate" not in shown.output
     st = TRAIN.status(root)
-    assert st.recorded == 2 and st.state == "stopped" and st.finish == expected
+    assert st.recorded == 4 and st.state == "stopped" and st.finish == expected  # self-play 2, gate 2
     assert st.detail["generations"] == 2 and st.detail["lineage"][0]["model"] == "value-2p"
     status = runner.invoke(app, ["league", "status", str(root)])
-    assert status.exit_code == 0 and "training run t: 2 games recorded" in status.output, status.output
+    assert status.exit_code == 0 and "training run t: 4 games recorded" in status.output, status.output
     assert "lineage: 1 of 3 generations, accepted [0]; the current model: value-2p" in status.output
