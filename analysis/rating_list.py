@@ -275,9 +275,11 @@ def list_html(shown: Shown, title: str) -> str:
              + "</p>"]
     for n, table in shown.tables.items():
         parts.append(f"<h2>{n} players</h2>")
-        parts.append(html_table(table.with_row_index("place", 1), {
+        shown_change = pl.when(pl.col("previous").is_null()).then(pl.lit("new")).otherwise(
+            pl.col("change").round(0).map_elements(lambda c: f"{c + 0.0:+.0f}", return_dtype=pl.String))
+        parts.append(html_table(table.with_row_index("place", 1).with_columns(shown_change.alias("shown")), {
             "#": ("place", 0), "bot": ("bot", None), "rating": ("rating", 0), "95%": (("low", "high"), 0),
-            "games": ("games", 0), "change": ("change", 0)}))
+            "games": ("games", 0), "change": ("shown", None)}))
     parts.append("<h2>Runs</h2><ul>" + "".join(f"<li>{esc(r['run_id'])}: {esc(r['path'])}</li>" for r in v.runs)
                  + "</ul></body></html>")
     return "\n".join(parts) + "\n"

@@ -82,7 +82,7 @@ def tuned_param(bot_type: str, name: str, given: dict | None, pairs: int) -> Tun
         raise ValueError(f"{name}.{unknown[0]}: unknown field (fields: {', '.join(FIELDS)})")
     declared = bot_parameters(bot_type)
     if name not in declared:
-        raise ValueError(f"{name}: {bot_type} has no such parameter (its parameters: {', '.join(declared)})")
+        raise ValueError(f"{name}: {bot_type} has no such parameter (its parameters: {', '.join(declared) or 'none'})")
     p = declared[name]
     if p.kind not in (int, float) or p.choices:
         raise ValueError(f"{name}: only numbers can be tuned; {bot_type}'s {name} is {p.expects()}")

@@ -141,3 +141,20 @@ def test_add_refuses_a_run_given_twice_and_a_damaged_run_before_writing(tmp_path
     part.write_bytes(part.read_bytes()[:40])
     refused = call("add", lst, damaged)
     assert refused.exit_code == 1 and str(part.name) in refused.output and not lst.exists()
+
+
+def test_the_html_page_signs_the_change_and_says_new(tmp_path, runs):
+    import re
+
+    lst = tmp_path / "list"
+    assert call("add", lst, runs["one"]).exit_code == 0
+    assert call("add", lst, runs["two"]).exit_code == 0
+    doc, bots = shown(lst, "--html", tmp_path / "list.html")
+    page = (tmp_path / "list.html").read_text()
+    cells = re.findall(r'<tr><td class="num">\d+</td><td class="text">([^<]+)</td>.*?<td class="text">([^<]+)</td></tr>',
+                       page)
+    change = dict(cells)
+    assert change["delta"] == "new" and "-0" not in change.values()
+    for bot, text in change.items():
+        if text != "new":
+            assert text[0] in "+-" and int(text) == round(bots[bot]["change"]), (bot, text)
