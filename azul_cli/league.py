@@ -183,8 +183,17 @@ def repair(run_dir: RunDirArg) -> None:
     """Mend a run folder: damaged or foreign files to quarantine/, only whole games kept."""
     from records.store import RunStore
 
+    if not run_dir.is_dir():
+        fail(f"{run_dir}: no such folder")
     if not RunStore(run_dir).exists(CONFIG_FILE):
-        fail(f"{run_dir}: not a run folder of the league driver (no {CONFIG_FILE})")
+        from kinds import finish_command, kind_of
+
+        kind = kind_of(run_dir) if RunStore(run_dir).exists(RUN_FILE) else None
+        if kind is not None and kind.nests:  # a training run: its records are in the runs it holds
+            inner = ", ".join(kind.nested_runs(run_dir)) or "none yet"
+            fail(f"{run_dir}: {kind.article}, whose records are in the runs it holds ({inner}): repair each "
+                 f"of them; finish it with: {finish_command(run_dir)}")
+        fail(f"{run_dir}: not a run folder (no {CONFIG_FILE}): not a league, an SPRT, a study or a tune")
     from tournament.runner import LeagueError, repair_run
 
     try:

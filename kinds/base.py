@@ -73,11 +73,16 @@ class RunKind:
         """What this kind's status has besides the counts (``RunStatus.detail``)."""
         return {}
 
+    def nested_runs(self, run_dir: Path) -> list[str]:
+        """The runs this one holds that have records, as paths relative to it (a kind that
+        ``nests``: a training run's ``gen-001/selfplay``...); none by default."""
+        return []
+
     def recorded_games(self, run_dir: Path) -> int:
-        """The games recorded in the folder (a training run: in its nested runs)."""
+        """The games recorded in the folder, and in the runs it holds."""
         from records.read import done_game_ids
 
-        return len(done_game_ids(run_dir))
+        return sum(len(done_game_ids(Path(run_dir) / d)) for d in [".", *self.nested_runs(run_dir)])
 
     def status(self, run_dir: Path) -> RunStatus:
         """Where the run in ``run_dir`` stands (``RunStatus``). Reads the lock's holder without

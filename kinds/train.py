@@ -442,6 +442,10 @@ def plot_curve(lineage: list[dict], path: Path) -> Path:
         b.errorbar(x, e, yerr=[lo, hi], fmt="o")
     b.axhline(0, color="gray", lw=0.5)
     b.set(xlabel="generation", ylabel="gate elo (new - current)")
+    from matplotlib.ticker import MaxNLocator
+
+    for ax in (a, b):  # generations are whole numbers
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -460,11 +464,11 @@ class TrainKind(RunKind):
         return command_line(["azul", "train", RunStore(run_dir).where(TRAIN_FILE), "--out", str(run_dir.parent),
                              "--resume"])
 
-    def recorded_games(self, run_dir: Path) -> int:
-        """The games of its generations' self-play leagues and gates."""
-        store, count = RunStore(run_dir), super(TrainKind, self).recorded_games
-        return sum(count(run_dir / gen / inner) for gen in store.folders(GENERATION)
-                   for inner in store.sub(gen).folders("") if store.sub(gen).sub(inner).committed())
+    def nested_runs(self, run_dir: Path) -> list[str]:
+        """Its generations' self-play leagues and gates that hold records."""
+        store = RunStore(run_dir)
+        return [f"{gen}/{inner}" for gen in store.folders(GENERATION) for inner in store.sub(gen).folders("")
+                if store.sub(gen).sub(inner).committed()]
 
     def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
         lineage, settings = self._lineage(run_dir), self._settings(run_dir)

@@ -147,3 +147,13 @@ def test_a_bot_that_cannot_play_the_table_is_refused_before_any_game(tmp_path):
                                       "--players", "3", "--deals", "1", "--out", str(tmp_path), "--no-mlflow"])
     assert result.exit_code == 1 and "values 2-player games, not 3-player ones" in result.output
     assert "Traceback" not in result.output and not any(tmp_path.iterdir())
+
+
+def test_yaml_numbers_in_exponent_form_are_numbers(tmp_path):
+    """PyYAML (YAML 1.1) reads 1e300 as text; a config's numbers follow YAML 1.2."""
+    from tournament.config import load_config
+
+    path = tmp_path / "c.yaml"
+    path.write_text("name: e\nflush_seconds: 1e1\ntime_limit: 5E-1\nbots: [random, greedy]\n", encoding="utf-8")
+    config = load_config(path)
+    assert config.flush_seconds == 10.0 and config.time_limit == 0.5

@@ -168,3 +168,15 @@ def test_a_moved_training_run_resumes_with_its_whole_window_and_a_missing_input_
     path.write_text(path.read_text().replace("generations: 2", "generations: 3"), encoding="utf-8")
     missing = CliRunner().invoke(app, ["train", str(path), "--out", str(moved), "--resume"])
     assert missing.exit_code == 1 and "gen-001/data" in missing.output and "Traceback" not in missing.output
+
+
+def test_league_repair_on_a_training_run_or_a_missing_folder_says_what_it_is(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nout: {tmp_path / 'out'}\ngenerations: 0\nmlflow: false\n", encoding="utf-8")
+    assert CliRunner().invoke(app, ["train", str(path)]).exit_code == 0
+    root = tmp_path / "out" / "t"
+    repaired = CliRunner().invoke(app, ["league", "repair", str(root)])
+    assert repaired.exit_code == 1 and "a training run, whose records are in the runs it holds (none yet)" in \
+        repaired.output and f"azul train {root / 'train.yaml'}" in repaired.output
+    missing = CliRunner().invoke(app, ["league", "repair", str(tmp_path / "nope")])
+    assert missing.exit_code == 1 and "nope: no such folder" in missing.output

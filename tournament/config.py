@@ -8,6 +8,7 @@ resolved config (every default filled in) that a run writes beside its records.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -170,6 +171,15 @@ def load_config(path: str | Path) -> LeagueConfig:
     return parse_config(read_yaml(path), source=str(path), default_name=path.stem)
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader reading ``1e300`` and ``2E-5`` as numbers, as YAML 1.2 does (PyYAML,
+    on YAML 1.1, takes a number without a dot for text, which a check then refused as not a number)."""
+
+
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$"),
+                              list("-+0123456789"))
+
+
 def read_yaml(path: str | Path) -> Any:
     """The contents of a YAML file (a league, study or SPRT config), or a ConfigError of one line
     naming the file and why: missing, unreadable, or not YAML (with the line and column)."""
@@ -189,7 +199,7 @@ def _yaml_of(read, where: str) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader, with YAML 1.2's floats
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: {yaml_error_text(exc)}") from None
 
