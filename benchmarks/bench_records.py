@@ -1,6 +1,7 @@
 """What recording a greedy game costs: Parquet writing of the compiled loop's tables, as written now
-(dictionary columns, records/parts.py) against the same tables with plain strings (as parts were
-written before dictionary columns), interleaved in one run.
+(dictionary columns and the pages' CRC32 checksums, records/parts.py) against the same tables
+without the checksums and with plain strings (as parts were written before), and reading them back
+with and without verifying the checksums, interleaved in one run.
 
     python benchmarks/bench_records.py            # about a minute on 2 cores
     python benchmarks/bench_records.py --games 20000 --repeats 7
@@ -52,6 +53,24 @@ def write_coded(folder: Path, number: int, batches: list[dict[str, pa.Table]]) -
     write_part(folder, number, {name: [b[name] for b in batches] for name in TABLES})
 
 
+def write_coded_unchecked(folder: Path, number: int, batches: list[dict[str, pa.Table]]) -> None:
+    """``write_coded`` without the pages' CRC32 checksums (as parts were written before them)."""
+    import records.parts as parts
+
+    write_table = parts.pq.write_table
+    parts.pq.write_table = lambda *a, **k: write_table(*a, **{**k, "write_page_checksum": False})
+    try:
+        write_coded(folder, number, batches)
+    finally:
+        parts.pq.write_table = write_table
+
+
+def read_all(folder: Path, numbers: range, verify: bool) -> None:
+    for number in numbers:
+        for name in TABLES:
+            pq.read_table(part_path(folder, name, number), page_checksum_verification=verify)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10_000)
@@ -63,21 +82,31 @@ def main() -> None:
     parts = [batches[i:i + per_part] for i in range(0, len(batches), per_part)]
     games = sum(b["games"].num_rows for b in batches)
     plain_parts = [[{n: t.cast(SCHEMAS[n]) for n, t in b.items()} for b in part] for part in parts]
-    best = {"plain strings": float("inf"), "dictionary columns": float("inf")}
+    settings = (("plain strings", write_plain, plain_parts),
+                ("dictionary columns, no page checksums", write_coded_unchecked, parts),
+                ("dictionary columns, page checksums (as written now)", write_coded, parts))
+    best = {label: float("inf") for label, _, _ in settings}
+    reads = {"read, checksums not verified": float("inf"), "read, checksums verified (repair, resume)": float("inf")}
     with tempfile.TemporaryDirectory() as tmp:
         for name in TABLES:
             (Path(tmp) / name).mkdir()
         for _ in range(args.repeats):
-            for label, write, chosen in (("plain strings", write_plain, plain_parts),
-                                         ("dictionary columns", write_coded, parts)):
+            for label, write, chosen in settings:
                 start = time.perf_counter()
                 for number, part in enumerate(chosen, start=1):
                     write(Path(tmp), number, part)
                 best[label] = min(best[label], time.perf_counter() - start)
+            for label, verify in zip(reads, (False, True)):  # the parts as written now (the last setting)
+                start = time.perf_counter()
+                read_all(Path(tmp), range(1, len(parts) + 1), verify)
+                reads[label] = min(reads[label], time.perf_counter() - start)
     print(f"{games:,} greedy games, parts of {args.part:,}, best of {args.repeats}:")
-    for label, seconds in best.items():
-        print(f"  Parquet writing, {label}: {seconds / games * 1e6:.1f} us a game")
-    print(f"  ratio dictionary / plain: {best['dictionary columns'] / best['plain strings']:.2f}")
+    for label, seconds in {**best, **reads}.items():
+        print(f"  Parquet {'writing, ' if label in best else ''}{label}: {seconds / games * 1e6:.1f} us a game")
+    coded, unchecked = best[settings[2][0]], best[settings[1][0]]
+    print(f"  ratio dictionary / plain: {coded / best['plain strings']:.2f}; "
+          f"page checksums: writing x{coded / unchecked:.2f}, "
+          f"reading x{reads['read, checksums verified (repair, resume)'] / reads['read, checksums not verified']:.2f}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from records.checks import part_problem
+from records.checks import part_problem, read_verified
 from records.columns import EVENT_COLUMNS, SCHEMAS, STUDY_COLUMNS, TABLES
 from records.folder import quarantine
 from records.parts import PART, clean_orphans, parquet_files, part_ids, part_path, write_part
@@ -99,7 +99,7 @@ def _read_part(path: Path, name: str) -> tuple[pa.Table | None, str | None]:
     try:  # the table's columns, and a study's or an event's columns where the part has them
         present = set(pq.read_schema(path).names)
         extra = [f for group in (STUDY_COLUMNS, EVENT_COLUMNS) for f in group if f.name in present]
-        return pq.read_table(path, schema=pa.schema(list(SCHEMAS[name]) + extra)), None
+        return read_verified(path, schema=pa.schema(list(SCHEMAS[name]) + extra)), None
     except (pa.ArrowException, OSError, ValueError) as exc:
         return None, f"cannot be read ({exc})"
 
