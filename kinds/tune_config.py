@@ -35,6 +35,8 @@ KEYS = ("name", "bot", "fixed", "params", "players", "field", "variant", "pairs"
         "out", "workers")
 SAVED = ("bot", "fixed", "params", "players", "field", "variant", "pairs", "batch", "seed", "tail")  # what the games are
 DEFAULT_BATCH = 8
+MAX_PAIRS = 10_000_000  # a tune's pairs (its steps are a list)
+MAX_BATCH = 100_000  # the pairs of one step (one stage, built in memory)
 DEFAULT_TAIL = 0.2
 
 
@@ -125,8 +127,8 @@ def _parse(data: dict) -> TuneConfig:
     except ValueError as exc:
         raise _Field(f"fixed: {exc}") from None
     players = check_int(data.get("players", 2), "players", 2, 4)
-    pairs = check_int(data.get("pairs", 100), "pairs", 1)
-    batch = check_int(data.get("batch", DEFAULT_BATCH), "batch", 1)
+    pairs = check_int(data.get("pairs", 100), "pairs", 1, MAX_PAIRS)  # its steps are planned in memory
+    batch = check_int(data.get("batch", DEFAULT_BATCH), "batch", 1, MAX_BATCH)  # a step's games too
     seed = check_int(data.get("seed", 0), "seed", 0, MAX_SEED)
     variant = check_choice(data.get("variant", "colored"), "variant", VARIANTS)
     tail = data.get("tail", DEFAULT_TAIL)

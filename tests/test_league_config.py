@@ -157,3 +157,19 @@ def test_yaml_numbers_in_exponent_form_are_numbers(tmp_path):
     path.write_text("name: e\nflush_seconds: 1e1\ntime_limit: 5E-1\nbots: [random, greedy]\n", encoding="utf-8")
     config = load_config(path)
     assert config.flush_seconds == 10.0 and config.time_limit == 0.5
+
+
+def test_an_event_stage_or_a_tune_too_big_to_hold_is_refused_in_one_line(tmp_path):
+    """A Swiss round or a gauntlet builds its games in memory, a tune its steps: past their bounds
+    a field error, not a MemoryError (a round-robin streams its games and has none)."""
+    from kinds.tune_config import parse_tune
+
+    bots = ["random", "greedy", "heuristic", "mcts"]
+    with pytest.raises(ConfigError, match=r"deals: 1,000,000,000 deals make 4,000,000,000 games in a Swiss round"):
+        parse_config({"format": "swiss", "rounds": 3, "deals": 10**9, "bots": bots})
+    with pytest.raises(ConfigError, match=r"deals: .* games in a gauntlet, more than the 1,000,000"):
+        parse_config({"format": "gauntlet", "challengers": ["random"], "deals": 10**9, "bots": bots})
+    assert parse_config({"deals": 10**9, "bots": bots}).total_games == 12 * 10**9  # streamed
+    for field, value in (("pairs", 10**9), ("batch", 10**9)):
+        with pytest.raises(ConfigError, match=f"{field}: must be"):
+            parse_tune({"bot": "heuristic", "params": {"line": {}}, field: value, "out": str(tmp_path)})

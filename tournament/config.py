@@ -8,6 +8,7 @@ resolved config (every default filled in) that a run writes beside its records.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +22,7 @@ from engine.errors import shown
 from engine.rules import VARIANTS
 from records.store import RunStore
 
-from .scheduler import MATCHES, SEAT_MODES, count_games, deal_block, derive_seed
+from .scheduler import MATCHES, SEAT_MODES, arrangements, count_games, deal_block, derive_seed
 
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
             "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee",
@@ -291,6 +292,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
                                   f"at least {players} (or self_play: true)")
     event = _event(data, players, bots, self_play)
+    _stage_bound(event.get("format"), len(bots), players, deals, seats, match, event.get("challengers"))
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
@@ -332,6 +334,26 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
     if players != 2:
         raise _FieldError("players", f"a knockout is played at 2 players, not {players}")
     return {"format": fmt, "pairs_per_match": _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)}
+
+
+MAX_STAGE_GAMES = 1_000_000  # the games of one stage of an event, built in memory (a round-robin streams)
+
+
+def _stage_bound(fmt: str | None, n_bots: int, players: int, deals: int, seats: str, match: str,
+                 challengers: tuple[str, ...] | None) -> None:
+    """A gauntlet (one stage) or a Swiss round builds its games in memory: past MAX_STAGE_GAMES a
+    field error on ``deals``, before anything runs, not a MemoryError."""
+    if fmt not in ("gauntlet", "swiss"):
+        return
+    per_deal = len(arrangements(players, seats)) * (2 if match == "series" else 1)
+    tables = n_bots // players if fmt == "swiss" else len(challengers or ()) * math.comb(
+        n_bots - len(challengers or ()), players - 1)
+    games = tables * deals * per_deal
+    if games > MAX_STAGE_GAMES:
+        what = "a Swiss round" if fmt == "swiss" else "a gauntlet"
+        raise _FieldError("deals", f"{deals:,} deals make {games:,} games in {what}, more than the "
+                                   f"{MAX_STAGE_GAMES:,} one stage may hold: fewer deals (or a round-robin, which "
+                                   "streams its games)")
 
 
 def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colored") -> list[BotEntry]:
