@@ -12,7 +12,7 @@ from hashlib import blake2b
 
 import pytest
 
-from test_league_support import league
+from test_league_support import league, ray_address  # noqa: F401
 from tournament import read_table
 from tournament import _seeds
 from tournament._fastloop import random_below
@@ -118,3 +118,27 @@ def test_the_python_referee_plays_what_the_compiled_loop_cannot(tmp_path, change
     config = parse_config(data)
     assert compiled_plan(config.to_dict()) is None
     assert compiled_plan(parse_config(league(tmp_path, ["greedy", "random", "heuristic", "mcts"])).to_dict())
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_bot_that_raises_in_the_compiled_loop_forfeits_as_in_the_referee(tmp_path, workers, request):
+    """A bot asked in Python that raises: its game is its forfeit, the league goes on, and the rows
+    are the Python referee's (the batch is played again by the referee), not a traceback."""
+    bots = [{"name": "flaky", "type": "test_league_support:FlakyMcts", "seed": 5, "params": {"iterations": 5}},
+            "greedy"]
+    ray = {"workers": workers}
+    if workers:  # Ray tasks: the session's Ray, whose workers import the test's bot
+        ray["address"] = request.getfixturevalue("ray_address")
+    runs = {}
+    for python in (False, True):
+        config = parse_config(league(tmp_path / str(python), bots, name="f", deals=6, seed=3, flush_seconds=0,
+                                     python_referee=python, ray=ray))
+        assert (compiled_plan(config.to_dict()) is None) == python
+        summary = run_league(config, progress=False)
+        assert summary.complete and summary.recorded == 12
+        runs[python] = tmp_path / str(python) / "f"
+    games = read_table(runs[False], "games").to_pylist()
+    forfeits = [g for g in games if g["termination"] == "error"]
+    assert 0 < len(forfeits) < len(games) and all("flaky" in g["error"] for g in forfeits)
+    for name in ("games", "results", "moves", "rounds"):
+        assert _rows(runs[False], name) == _rows(runs[True], name), name

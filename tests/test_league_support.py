@@ -16,6 +16,7 @@ import pytest
 from bots import Bot
 from bots.base import CompiledForm
 from bots.greedy import GreedyBot
+from bots.mcts import MCTSBot
 from engine import GameState, Move
 
 TESTS = Path(__file__).resolve().parent
@@ -218,3 +219,16 @@ def start_test_ray():
         start_local_ray(2)
         started = True
     return ray.get_runtime_context().gcs_address, started
+
+
+class FlakyMcts(MCTSBot):
+    """MCTS, asked by the compiled loop in Python (a callback), that raises in the games whose seed
+    is divisible by 3: the same games in the compiled loop and the referee."""
+
+    def compiled_form(self) -> CompiledForm:
+        return CompiledForm("callback")
+
+    def act(self, state):
+        if self.seed % 3 == 0:
+            raise RuntimeError("flaky")
+        return super().act(state)

@@ -24,7 +24,7 @@ from records.tables import RecordBuffer
 from records.writer import Committed
 
 from .config import IDENTITY
-from .fastloop import Plan, compiled_batch, compiled_plan, play_columns, play_compiled
+from .fastloop import BotRaised, Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
 from .scheduler import GameSpec, Slice, games_of, pack_games, unpack_games
 
@@ -118,7 +118,15 @@ def compiled_plan_for(config: dict[str, Any], specs: list[GameSpec]) -> Plan | N
 def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
     plan = compiled_plan_for(config, specs)
     if plan is not None:
-        return play_compiled(plan, specs, run_id)
+        try:
+            return play_compiled(plan, specs, run_id)
+        except BotRaised:  # a bot asked in Python raised: the referee plays the batch, recording the forfeit
+            pass
+    return referee_batch(config, specs, run_id)
+
+
+def referee_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+    """The games played by the Python referee (tournament/game.py), a bot's failure its forfeit."""
     context = _context(config)
     buf = RecordBuffer()
     for spec in specs:
@@ -166,7 +174,11 @@ class SerialBackend:
         batch, part, future, config = self.queue.pop(handle)
         if future is None:
             return play_batch(config, batch, self.run_id, part)
-        return _recorded(future.result().tables(self.run_id), part)
+        try:
+            tables = future.result().tables(self.run_id)
+        except BotRaised:  # as _play_batch: the referee plays the batch again, recording the forfeit
+            tables = referee_batch(config, batch, self.run_id)
+        return _recorded(tables, part)
 
     def cancel(self, handles: list) -> None:
         for h in handles:

@@ -166,6 +166,11 @@ def play_columns(plan: Plan, specs: list[GameSpec]) -> Played:
     return out
 
 
+class BotRaised(Exception):
+    """A bot asked in Python for its move raised: the batch is played again by the Python referee,
+    which records the game as that seat's forfeit (tournament/backends.py), as it would have."""
+
+
 class _Asker:
     """The move of an mcts seat, asked of the plan's bot for that config bot and copy, reseeded and
     reset for each game as the referee would build it fresh (the same moves: its search depends on
@@ -189,7 +194,10 @@ class _Asker:
             bot = self.plan.bot(b, copy, bot_game_seed(self.plan.seeds[b], self.specs[key[0]].game_id, copy))
             bot.reset()
             self.playing[(b, copy)] = key
-        return bot.act(state).code
+        try:
+            return bot.act(state).code
+        except Exception as exc:  # noqa: BLE001 - whatever a bot raises is its forfeit, as in the referee
+            raise BotRaised(f"{self.plan.names[b]}: {type(exc).__name__}: {exc}") from exc
 
 
 _MOVE_COLS = ("g", "ply", "round", "seat", "code", "colour", "taken", "to_floor", "marker", "legal")
