@@ -159,3 +159,14 @@ def test_azul_sprt_with_its_defaults_logs_to_mlflow(tmp_path):
     again = runner.invoke(app, ["sprt", "--bot", "greedy", "--bot", "random", "--elo1", "200", "--max-pairs", "4",
                                 "--workers", "0", "--out", str(tmp_path), "--name", "m", "--resume"])
     assert again.exit_code == 0, again.output
+
+
+def test_sprt_fresh_with_a_bot_that_raises_records_its_forfeits_instead_of_crashing(tmp_path):
+    """azul sprt --fresh with a bot that fails at some moves: the earlier test is replaced by one whose
+    failed games are that bot's forfeits (its faults are shown), not a traceback half-way."""
+    args = ["sprt", "--bot", "greedy", "--bot", "random", "--elo1", "200", "--max-pairs", "3", "--workers", "0",
+            "--out", str(tmp_path), "--name", "f", "--no-mlflow"]
+    assert runner.invoke(app, args).exit_code == 0
+    flaky = runner.invoke(app, [*args[:1], "--bot", "test_league_support:FlakyMcts:iterations=5", *args[3:], "--fresh"])
+    assert flaky.exit_code in (0, 1) and "Traceback" not in flaky.output, flaky.output
+    assert "faults" in flaky.output and "error" in flaky.output
