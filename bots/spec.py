@@ -8,7 +8,9 @@
 TYPE is a registered bot type or a ``module:Class`` import path (``my_bots:Clever:depth=3``; the
 class name starts with a capital letter, which tells it from a parameter list).
 Values read as integers, then numbers, then true/false, else stay text (a list parameter takes
-the text as words, ``external:command=python3 my_bot.py``: bots/registry.py). ``seed`` is refused
+the text as words, ``external:command=python3 my_bot.py``: bots/registry.py); a value in double
+quotes is text as it is, commas and ``=`` included (``mcts:model="runs/a,b/m.azv"``), which
+``format_bot_spec`` writes for such text. ``seed`` is refused
 by name: each command seeds its bots itself. The command line (``azul play --vs``, ``azul series
 --bot``, ``azul sprt --bot``, ``azul study --bot``), league configs that list a bot as one string,
 and the benchmarks all read specs here.
@@ -31,16 +33,35 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if not kind or kind.endswith(":") or kind.startswith(":"):
         raise ValueError(f"bot spec {spec!r}: no bot type (write TYPE or TYPE:key=value,...)")
     params: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    for item in filter(None, (p.strip() for p in _items(spec, rest))):
         key, eq, value = item.partition("=")
         if not eq or not key.strip() or not value.strip():
             raise ValueError(f"bot spec {spec!r}: {item!r} is not key=value")
+        if len(value.strip()) >= 2 and value.strip()[0] == value.strip()[-1] == '"':  # quoted: text as it is
+            params[key.strip()] = value.strip()[1:-1]
+            continue
         if key.strip() in params:
             raise ValueError(f"bot spec {spec!r}: {key.strip()} is given twice")
         if key.strip() == "seed":
             raise ValueError(f"bot spec {spec!r}: {SEED_APART}")
         params[key.strip()] = _value(value.strip())
     return kind, params
+
+
+def _items(spec: str, rest: str) -> list[str]:
+    """The ``key=value`` items of a spec's parameters: split at the commas outside double quotes."""
+    items, current, quoted = [], [], False
+    for c in rest:
+        if c == '"':
+            quoted = not quoted
+        if c == "," and not quoted:
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(c)
+    if quoted:
+        raise ValueError(f"bot spec {spec!r}: a quote is not closed")
+    return [*items, "".join(current)]
 
 
 def bot_from_spec(spec: str, seed: int):
@@ -73,4 +94,10 @@ def _value(text: str) -> Any:
 def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    text = str(value)
+    if isinstance(value, str) and (any(c in text for c in ',="') or text != text.strip()
+                                   or _value(text) != text):
+        if '"' in text:
+            raise ValueError(f"a spec's value cannot hold a double quote: {text!r}")
+        return f'"{text}"'  # a path with a comma or '=', or text that would read as a number: as it is
+    return text

@@ -32,7 +32,7 @@ import numpy as np
 import yaml
 
 from bots.registry import bot_maker
-from bots.spec import parse_bot_spec
+from bots.spec import format_bot_spec, parse_bot_spec
 from engine.errors import shown
 from learn.data import TARGETS, read_positions, write_shards
 from learn.model import ValueNet, held_out_mask, train
@@ -166,8 +166,8 @@ def _check(c: TrainConfig) -> None:
 # ---------------------------------------------------------------- the run
 
 def spec(model_path: str, iterations: int) -> str:
-    """The MCTS bot of a model, as a bot spec."""
-    return f"mcts:evaluator=value,iterations={iterations},model={model_path}"
+    """The MCTS bot of a model, as a bot spec (a path with a comma or '=' quoted: bots/spec.py)."""
+    return format_bot_spec("mcts", {"evaluator": "value", "iterations": iterations, "model": model_path})
 
 
 GENERATION = "gen-"  # a generation's folder: gen-000, gen-001, ...

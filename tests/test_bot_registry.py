@@ -124,3 +124,15 @@ def test_the_registry_imports_no_bot_module():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          check=True).stdout
     assert out.strip() == "['bots.base', 'bots.registry'] []"
+
+
+def test_a_quoted_spec_value_keeps_commas_and_equals_signs():
+    from bots.spec import format_bot_spec, parse_bot_spec
+
+    params = {"evaluator": "value", "model": "runs/a,b=c/m.azv", "iterations": 5}
+    text = format_bot_spec("mcts", params)
+    assert text == 'mcts:evaluator=value,model="runs/a,b=c/m.azv",iterations=5'
+    assert parse_bot_spec(text) == ("mcts", params)
+    assert parse_bot_spec('mcts:model="12"') == ("mcts", {"model": "12"})  # text, not a number
+    with pytest.raises(ValueError, match="a quote is not closed"):
+        parse_bot_spec('mcts:model="a,b')

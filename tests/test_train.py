@@ -180,3 +180,16 @@ def test_league_repair_on_a_training_run_or_a_missing_folder_says_what_it_is(tmp
         repaired.output and f"azul train {root / 'train.yaml'}" in repaired.output
     missing = CliRunner().invoke(app, ["league", "repair", str(tmp_path / "nope")])
     assert missing.exit_code == 1 and "nope: no such folder" in missing.output
+
+
+def test_a_training_run_under_a_folder_with_a_comma_and_an_equals_sign(tmp_path):
+    """The model's path goes into the gate's bot spec as a quoted value, not as spec text that a comma
+    or '=' would cut ("unknown parameter 'b'" after a whole generation)."""
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=2, seed=4))
+    assert run_league(config, progress=False).complete
+    path = _config(tmp_path, tmp_path / "r")
+    path.write_text(path.read_text().replace("generations: 2", "generations: 1"), encoding="utf-8")
+    odd = tmp_path / "a,b=c"
+    result = CliRunner().invoke(app, ["train", str(path), "--out", str(odd)])
+    assert result.exit_code == 0, result.output
+    assert [r["generation"] for r in json.loads((odd / "tiny" / "lineage.json").read_text())] == [0, 1]
