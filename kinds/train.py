@@ -40,6 +40,7 @@ from records.folder import new_run_id, run_id_of, save_run_id
 from records.names import (CURVE_FILE, LINEAGE_FILE, POSITIONS_DONE, REPORT_FILES, RUN_FILE, TRAIN_FILE,
                            TRAIN_MLFLOW_FILE)
 from records.parts import has_records
+from records.read import read_table
 from records.store import RunStore
 from tournament.config import (MAX_SEED, ConfigError, check_choice, check_int, parse_config, read_stored_yaml,
                                read_yaml)
@@ -152,6 +153,10 @@ def _check(c: TrainConfig) -> None:
     for i, r in enumerate(c.start_records):
         if not RunStore(r).committed():
             raise ConfigError(f"start.records[{i}]: {r}: no game records there")
+        counts = set(read_table(r, "games", ["num_players"]).column("num_players").to_pylist())
+        if c.players not in counts:
+            raise ConfigError(f"start.records[{i}]: {r}: no {c.players}-player games to learn from (its games "
+                              f"are {', '.join(map(str, sorted(counts)))}-player ones)")
     if not c.start_records:
         from bots.value_file import model_bytes
 

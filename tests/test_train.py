@@ -99,6 +99,17 @@ def test_damaged_yaml_is_a_one_line_error_naming_line_and_column(tmp_path):
     assert "\n" not in str(caught.value)
 
 
+def test_start_records_without_games_of_the_runs_player_count_are_refused(tmp_path):
+    four = parse_config(league(tmp_path, ["random", "greedy", "heuristic", "mcts:iterations=5"], name="four",
+                               players=4, deals=2))
+    assert run_league(four, progress=False).complete
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nout: {tmp_path / 'out'}\nstart: {{records: ['{tmp_path / 'four'}']}}\n")
+    result = CliRunner().invoke(app, ["train", str(path)])
+    assert result.exit_code == 1 and "no 2-player games to learn from (its games are 4-player ones)" in result.output
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("text, message", [
     ("train: {lr: -1.0}", "lr: must be a learning rate above 0"),
     ("train: {lr: fast}", "lr: must be a learning rate above 0 (at most 10), not 'fast'"),
