@@ -64,11 +64,12 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
             out=str(out) if out is not None else None, address=address, workers=workers,
             mlflow=False if no_mlflow else None, python_referee=True if python_referee else None,
             write=write)
+        deals = (f"{league.pairs_per_match} deals a match" if league.format == "knockout"
+                 else f"{league.deals} deals, seats {league.seats}")
         console.print(f"league {league.name}: {len(league.bots)} bots, {league.players}-player tables, "
-                      f"{league.variant} wall, {league.deals} deals, seats {league.seats}: "
-                      f"{league.total_games:,} games", soft_wrap=True)
-        if league.seating_note():
-            console.print(f"warning: {league.seating_note()}", soft_wrap=True, markup=False)
+                      f"{league.variant} wall, {deals}: {league.total_games:,} games", soft_wrap=True)
+        for note in league.notes():
+            console.print(f"warning: {note}", soft_wrap=True)
         print_referee(console, league)
         with ProgressBar(console, enabled=not quiet) as bar:
             summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update, kind=LEAGUE)

@@ -27,8 +27,8 @@ from tournament.scheduler import GameSpec
 
 def event(n: int, players: int = 2, **keys):
     bots = [{"name": f"b{i:02d}", "type": "random", "seed": i} for i in range(n)]
-    deals = 2 if players == 4 else 1  # the balanced seating's block at 4 players
-    return parse_config({"name": "e", "players": players, "deals": deals, "bots": bots, **keys})
+    deals = {} if keys.get("format") == "knockout" else {"deals": 2 if players == 4 else 1}  # 4: the seating's block
+    return parse_config({"name": "e", "players": players, **deals, "bots": bots, **keys})
 
 
 def rows_of(stages, results):
@@ -270,3 +270,26 @@ def test_events_of_two_game_series_play_whole_series(fmt, keys):
     if fmt == "knockout":
         seats = Counter((g.seats[0], g.event.round, g.event.pairing) for g in games)
         assert set(seats.values()) == {2}  # each bot of a match in seat 0 for one series of two
+
+
+def test_a_swiss_longer_than_its_new_pairings_and_a_knockouts_unused_deals_are_warned(tmp_path):
+    swiss = event(6, format="swiss", rounds=7)  # 6 bots: 5 rounds of new opponents at most
+    assert swiss.notes() == ["rounds: 7 rounds of 6 bots at 2-player tables: every round can meet new opponents "
+                             "only up to round 5, pairings repeat after it"]
+    assert event(6, format="swiss", rounds=5).notes() == []
+    knockout = parse_config({"format": "knockout", "deals": 3, "bots": ["random", "greedy", "heuristic"]})
+    assert knockout.notes() == ["deals: a knockout plays pairs_per_match (1) deals a match; the config's deals (3) "
+                                "are not used"]
+    assert parse_config({"format": "knockout", "bots": ["random", "greedy", "heuristic"]}).notes() == []
+    from typer.testing import CliRunner
+
+    import yaml
+
+    from azul_cli.main import app
+
+    path = tmp_path / "k.yaml"
+    path.write_text(yaml.safe_dump({"name": "k", "format": "knockout", "pairs_per_match": 2, "out": str(tmp_path),
+                                    "mlflow": {"enabled": False}, "ray": {"workers": 0},
+                                    "bots": ["random", "greedy", "heuristic"]}))
+    result = CliRunner().invoke(app, ["league", "run", str(path), "--quiet", "--no-report"])
+    assert result.exit_code == 0 and "2 deals a match:" in result.output.splitlines()[0], result.output

@@ -31,7 +31,10 @@ SKIP = {"run_id", "think_ms", "duration_s"}
 
 
 def config_of(tmp, fmt, **fields):
-    return parse_config(league(tmp, BOTS, name=fmt, **{"flush_seconds": 0, "batch_games": 1, **EVENTS[fmt], **fields}))
+    data = league(tmp, BOTS, name=fmt, **{"flush_seconds": 0, "batch_games": 1, **EVENTS[fmt], **fields})
+    if fmt == "knockout":  # a knockout takes pairs_per_match, not deals
+        data.pop("deals")
+    return parse_config(data)
 
 
 def rows(run_dir, name):

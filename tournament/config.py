@@ -98,6 +98,7 @@ class LeagueConfig:
     challengers: tuple[str, ...] | None = None
     rounds: int | None = None
     pairs_per_match: int | None = None
+    ignored: tuple[str, ...] = ()  # fields given that the format does not use (a knockout's deals)
 
     @property
     def total_games(self) -> int:
@@ -108,6 +109,25 @@ class LeagueConfig:
             return event_schedule(self).total
         return count_games(len(self.bots), self.players, self.deals, self.seats, self.match,
                            self.self_play)
+
+    def notes(self) -> list[str]:
+        """One-line warnings about a config that runs but may not do what was meant."""
+        unused = [f"deals: a knockout plays pairs_per_match ({self.pairs_per_match}) deals a match; the "
+                  f"config's deals ({self.deals}) are not used" for key in self.ignored if key == "deals"]
+        return [n for n in (self.seating_note(), self.swiss_note(), *unused) if n]
+
+    def swiss_note(self) -> str | None:
+        """For a Swiss of more rounds than can all pair new opponents, the round from which
+        pairings repeat, else None."""
+        if self.format != "swiss":
+            return None
+        n, k = len(self.bots), self.players
+        per_round = (n // k) * math.comb(k, 2)  # pairs of bots that meet in one round
+        new_rounds = math.comb(n, 2) // per_round if per_round else 0
+        if self.rounds <= new_rounds:
+            return None
+        return (f"rounds: {self.rounds} rounds of {n} bots at {k}-player tables: every round can meet new "
+                f"opponents only up to round {new_rounds}, pairings repeat after it")
 
     def seating_note(self) -> str | None:
         """A one-line warning for ``seats: rotate`` at 3 and 4 players, else None."""
@@ -333,7 +353,8 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
         return {"format": fmt, "rounds": _int(data["rounds"], "rounds", 1, 1000)}
     if players != 2:
         raise _FieldError("players", f"a knockout is played at 2 players, not {players}")
-    return {"format": fmt, "pairs_per_match": _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)}
+    ignored = ("deals",) if "deals" in data else ()  # a knockout's are pairs_per_match: said, not refused
+    return {"format": fmt, "ignored": ignored, "pairs_per_match": _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)}
 
 
 MAX_STAGE_GAMES = 1_000_000  # the games of one stage of an event, built in memory (a round-robin streams)
