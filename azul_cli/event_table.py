@@ -12,7 +12,13 @@ from .common import print_table
 
 
 def event_table(ev) -> Table:
-    """The table of an ``analysis.events.EventStandings``."""
+    """The table of an ``analysis.events.EventStandings``, its title naming the run folder."""
+    table = _event_table(ev)
+    table.title = f"{ev.run_dir}: {table.title}"
+    return table
+
+
+def _event_table(ev) -> Table:
     if ev.format == "swiss":
         table = Table(box=box.SIMPLE_HEAD, title="Swiss: points (a match won 1, drawn 1/2, a bye 1), "
                       "then Buchholz, Sonneborn-Berger, game points")

@@ -62,6 +62,8 @@ def test_each_format_runs_through_the_cli_and_shows_its_table(tmp_path, fmt):
     assert shown.exit_code == 0, shown.output
     ev = json.loads(shown.output)["events"][0]
     assert ev["format"] == fmt
+    table = runner.invoke(app, ["standings", str(tmp_path / fmt), "--what", "event"])
+    assert table.exit_code == 0 and f"{tmp_path / fmt}:" in "".join(table.output.split())  # which run (wrapped)
     if fmt == "swiss":
         assert [r["place"] for r in ev["rows"]] == [1, 2, 3, 4, 5]
         assert sum(r["byes"] for r in ev["rows"]) == 3  # one a round, 5 bots
