@@ -199,20 +199,22 @@ def test_the_driver_knows_no_kind():
             assert word not in text, f"{path.relative_to(ROOT)} spells the run kind {word}: ask the kind"
 
 
+def nodes_outside_records():
+    """(path, node) for every syntax node of every module outside records/."""
+    for package in PACKAGES:
+        if package != "records":
+            for path in python_files(package):
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                    yield path.relative_to(ROOT), node
+
+
 def test_the_files_of_a_run_folder_are_named_only_in_records():
     """records/names.py names every small file of a run folder once; no module elsewhere spells
     one of those names (nor a glob of a table's parts) in its code."""
     from records.names import RUN_FOLDER_FILES
 
-    spelled = []
-    for package in PACKAGES:
-        if package == "records":
-            continue
-        for path in python_files(package):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Constant) and node.value in (*RUN_FOLDER_FILES, "*.parquet") \
-                        and "notebooks" not in path.parts:
-                    spelled.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
+    spelled = [f"{path}:{node.lineno} {node.value!r}" for path, node in nodes_outside_records()
+               if isinstance(node, ast.Constant) and node.value in (*RUN_FOLDER_FILES, "*.parquet")]
     assert not spelled, "run-folder file names spelled outside records/names.py: " + ", ".join(spelled)
 
 
@@ -222,15 +224,9 @@ def test_a_run_folders_files_are_read_and_written_through_its_store():
     from records import names
 
     declared = {n for n in dir(names) if n.isupper()}
-    found = []
-    for package in PACKAGES:
-        if package == "records":
-            continue
-        for path in python_files(package):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) \
-                        and isinstance(node.right, ast.Name) and node.right.id in declared:
-                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} ... / {node.right.id}")
+    found = [f"{path}:{node.lineno} ... / {node.right.id}" for path, node in nodes_outside_records()
+             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div)
+             and isinstance(node.right, ast.Name) and node.right.id in declared]
     assert not found, "run-folder files by path outside records/: " + ", ".join(found)
 
 
