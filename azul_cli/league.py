@@ -71,7 +71,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
         for note in league.notes():
             console.print(f"warning: {note}", soft_wrap=True)
         print_referee(console, league)
-        with ProgressBar(console, enabled=not quiet) as bar:
+        with ProgressBar(console, enabled=not quiet, leader=league.format != "knockout") as bar:
             summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update, kind=LEAGUE)
     except (ConfigError, LeagueError) as exc:
         fail(str(exc))

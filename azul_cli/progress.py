@@ -84,15 +84,16 @@ class ProgressBar:
     current leader. It appears at the first report (a league with nothing left to play has none).
     When the output is not a terminal, a plain line every ``PlainLines.every`` seconds and at the end."""
 
-    def __init__(self, console: Console, enabled: bool = True, what: str = "league"):
+    def __init__(self, console: Console, enabled: bool = True, what: str = "league", leader: bool = True):
         self.console, self.enabled, self.what = console, enabled, what  # what: the run's kind, in the label
+        self.leader = leader  # False: no "leader" (a knockout's is its bracket's champion, not the best rate)
         self.progress = None
-        self.plain = PlainLines(console, lambda event: _line(event, what)) if not console.is_terminal else None
+        self.plain = PlainLines(console, lambda event: _line(event, what, leader)) if not console.is_terminal else None
 
     def update(self, event: LeagueProgress) -> None:
         if not self.enabled:
             return
-        fields = _fields(event)
+        fields = _fields(event, self.leader)
         if self.plain is not None:
             self.plain.update(event, final=event.recorded >= event.total)
             return
@@ -119,9 +120,9 @@ class ProgressBar:
             self.plain.close()
 
 
-def _line(event: LeagueProgress, what: str = "league") -> str:
+def _line(event: LeagueProgress, what: str = "league", leader: bool = True) -> str:
     """A plain progress line: games recorded of the total, the rate, the ETA, the leader."""
-    fields = _fields(event)
+    fields = _fields(event, leader)
     eta = ""
     if event.played and event.recorded < event.total:
         left = (event.total - event.recorded) * event.seconds / event.played
@@ -131,7 +132,7 @@ def _line(event: LeagueProgress, what: str = "league") -> str:
     return ", ".join(p for p in parts if p)
 
 
-def _fields(event: LeagueProgress) -> dict[str, str]:
-    lead = event.leader
+def _fields(event: LeagueProgress, leader: bool = True) -> dict[str, str]:
+    lead = event.leader if leader else None
     return {"rate": rate_text(event.played, event.seconds),
             "leader": f"leader: {lead[0]} ({lead[1]:.0%} wins)" if lead else ""}

@@ -291,5 +291,7 @@ def test_a_swiss_longer_than_its_new_pairings_and_a_knockouts_unused_deals_are_w
     path.write_text(yaml.safe_dump({"name": "k", "format": "knockout", "pairs_per_match": 2, "out": str(tmp_path),
                                     "mlflow": {"enabled": False}, "ray": {"workers": 0},
                                     "bots": ["random", "greedy", "heuristic"]}))
-    result = CliRunner().invoke(app, ["league", "run", str(path), "--quiet", "--no-report"])
+    result = CliRunner().invoke(app, ["league", "run", str(path), "--no-report"])
     assert result.exit_code == 0 and "2 deals a match:" in result.output.splitlines()[0], result.output
+    progress = [line for line in result.output.splitlines() if line.startswith("league k (")]
+    assert progress and not any("leader" in line for line in progress)  # the bracket names the champion
