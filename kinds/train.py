@@ -19,153 +19,33 @@ Generation g >= 1:
 
 Each step leaves its result in the generation's folder and is skipped when there, the league and
 the SPRT go on from their records: ``--resume`` after a kill continues the generation it was in.
+The settings and their check are kinds/train_config.py's.
 """
 from __future__ import annotations
 
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import yaml
 
-from bots.registry import bot_maker
 from bots.spec import format_bot_spec, parse_bot_spec
-from engine.errors import shown
-from learn.data import TARGETS, read_positions, write_shards
+from learn.data import read_positions, write_shards
 from learn.model import ValueNet, held_out_mask, train
 from records.folder import new_run_id, run_id_of, save_run_id
 from records.names import (CURVE_FILE, LINEAGE_FILE, POSITIONS_DONE, REPORT_FILES, RUN_FILE, TRAIN_FILE,
                            TRAIN_MLFLOW_FILE)
 from records.parts import has_records
-from records.read import read_table
 from records.store import RunStore
-from tournament.config import (MAX_SEED, ConfigError, check_choice, check_int, parse_config, read_stored_yaml,
-                               read_yaml)
+from tournament.config import ConfigError, parse_config, read_stored_yaml
 from tournament.runner import run_league
 
 from .base import RunKind, command_line, register
 from .sprt import SprtSettings, run_sprt
-
-
-class TrainError(ValueError):
-    """A training run that cannot go on (its message says why)."""
-
-
-@dataclass(frozen=True)
-class TrainConfig:
-    name: str = "train"
-    players: int = 2
-    variant: str = "colored"
-    seed: int = 0
-    generations: int = 3
-    iterations: int = 200          # MCTS iterations per move, in self-play and in the gate
-    deals: int = 50                # self-play deals per generation (each played with seats swapped)
-    opponents: list = field(default_factory=list)  # bot specs the current bot also meets
-    window: int = 2                # generations of positions the next model trains on
-    start_records: list = field(default_factory=list)  # generation 0's records (run folders)
-    start_model: str = "value-2p"  # generation 0's model when there are no start records
-    hidden: list = field(default_factory=lambda: [64, 32])
-    target: str = "outcome"        # learn.data.TARGETS: outcome, or blend (half the margin's tanh)
-    epochs: int = 10
-    batch: int = 256
-    lr: float = 1e-3
-    elo0: float = 0.0
-    elo1: float = 40.0
-    max_pairs: int = 200
-    out: str = "runs"
-    workers: int | None = None
-    address: str | None = None
-    mlflow: bool = True
-    experiment: str = "azul-train"
-
-
-def load_train_config(path: str | Path) -> TrainConfig:
-    """The settings of a train config file (YAML); a TrainError names the file and the field."""
-    try:
-        data = read_yaml(path)
-    except ConfigError as exc:  # one line: the file, and the line and column of bad YAML
-        raise TrainError(str(exc)) from None
-    if not isinstance(data, dict):
-        raise TrainError(f"{path}: a train config is a mapping of fields")
-    flat = dict(data)
-    for section in ("start", "train", "gate", "selfplay"):
-        sub = flat.pop(section, None) or {}
-        if not isinstance(sub, dict):
-            raise TrainError(f"{path}: {section} must be a mapping")
-        for k, v in sub.items():
-            flat[f"start_{k}" if section == "start" else k] = v
-    if isinstance(flat.get("mlflow"), dict):
-        m = flat.pop("mlflow")
-        flat["mlflow"] = m.get("enabled", True)  # checked as a boolean below
-        if "experiment" in m:
-            flat["experiment"] = m["experiment"]
-    known = set(TrainConfig.__dataclass_fields__)
-    unknown = sorted(set(flat) - known)
-    if unknown:
-        raise TrainError(f"{path}: unknown field {unknown[0]!r} (docs/train.md lists the fields)")
-    config = TrainConfig(**flat)
-    check(config, str(path))
-    return config
-
-
-def check(c: TrainConfig, where: str = "train") -> None:
-    """Every field checked before anything is written (a TrainError of one line naming ``where``
-    and the field): the whole numbers by the league's check, what the run shares with its gate
-    (name, out, seed, variant, elo0 and elo1, max_pairs, workers, address, mlflow) by the SPRT's."""
-    try:
-        _check(c)
-    except (ConfigError, ValueError) as exc:
-        raise TrainError(f"{where}: {exc}") from None
-
-
-def _check(c: TrainConfig) -> None:
-    ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
-            "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6),
-            "seed": (0, (MAX_SEED - 1000) // 1000)}  # each generation's leagues play seed * 1000 + g
-    for name, (lo, hi) in ints.items():
-        check_int(getattr(c, name), name, lo, hi)  # the league's check
-    # the gate's settings (and the run's name and folder) through the SPRT's own check
-    SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
-                 seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
-                 mlflow=c.mlflow).check()
-    if not (isinstance(c.hidden, list) and c.hidden
-            and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 256 for h in c.hidden)):
-        raise ConfigError(f"hidden: must be a list of layer widths from 1 to 256, not {shown(c.hidden)}")
-    check_choice(c.target, "target", TARGETS)
-    if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:
-        raise ConfigError(f"lr: must be a learning rate above 0 (at most 10), not {shown(c.lr)}")
-    if not isinstance(c.experiment, str) or not c.experiment:
-        raise ConfigError(f"experiment: must be a name, not {shown(c.experiment)}")
-    if not isinstance(c.opponents, list):
-        raise ConfigError(f"selfplay.opponents: must be a list of bot specs, not {shown(c.opponents)}")
-    for i, text in enumerate(c.opponents):
-        if not isinstance(text, str):
-            raise ConfigError(f"selfplay.opponents[{i}]: a bot spec is text (TYPE:key=value,...), not {shown(text)}")
-        try:
-            bot_maker(*parse_bot_spec(text))  # the type and its parameters, checked
-        except ValueError as exc:
-            raise ConfigError(f"selfplay.opponents[{i}]: {exc}") from None
-    if not isinstance(c.start_records, list) or not all(isinstance(r, str) and r for r in c.start_records):
-        raise ConfigError(f"start.records: must be a list of run folders, not {shown(c.start_records)}")
-    for i, r in enumerate(c.start_records):
-        if not RunStore(r).committed():
-            raise ConfigError(f"start.records[{i}]: {r}: no game records there")
-        counts = set(read_table(r, "games", ["num_players"]).column("num_players").to_pylist())
-        if c.players not in counts:
-            raise ConfigError(f"start.records[{i}]: {r}: no {c.players}-player games to learn from (its games "
-                              f"are {', '.join(map(str, sorted(counts)))}-player ones)")
-    if not c.start_records:
-        from bots.value_file import model_bytes
-
-        if not isinstance(c.start_model, str) or not c.start_model:
-            raise ConfigError(f"start.model: must be a shipped model's name or a model file, "
-                              f"not {shown(c.start_model)}")
-        model_bytes(c.start_model)  # a clear error now, not in a worker
-    if c.players != 2:
-        raise ConfigError("players: must be 2: the gate is an SPRT, a 2-player test")
+from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
 
 
 # ---------------------------------------------------------------- the run

@@ -1,0 +1,135 @@
+"""A training run's settings (``azul train CONFIG``, docs/train.md): the ``TrainConfig`` a train file
+(YAML, with its ``start``, ``train``, ``gate`` and ``selfplay`` sections) is read into, and the one
+check of every field, made before anything is written (kinds/train.py runs it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bots.registry import bot_maker
+from bots.spec import parse_bot_spec
+from engine.errors import shown
+from learn.data import TARGETS
+from records.read import read_table
+from records.store import RunStore
+from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, read_yaml
+
+from .sprt import SprtSettings
+
+
+class TrainError(ValueError):
+    """A training run that cannot go on (its message says why)."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str = "train"
+    players: int = 2
+    variant: str = "colored"
+    seed: int = 0
+    generations: int = 3
+    iterations: int = 200          # MCTS iterations per move, in self-play and in the gate
+    deals: int = 50                # self-play deals per generation (each played with seats swapped)
+    opponents: list = field(default_factory=list)  # bot specs the current bot also meets
+    window: int = 2                # generations of positions the next model trains on
+    start_records: list = field(default_factory=list)  # generation 0's records (run folders)
+    start_model: str = "value-2p"  # generation 0's model when there are no start records
+    hidden: list = field(default_factory=lambda: [64, 32])
+    target: str = "outcome"        # learn.data.TARGETS: outcome, or blend (half the margin's tanh)
+    epochs: int = 10
+    batch: int = 256
+    lr: float = 1e-3
+    elo0: float = 0.0
+    elo1: float = 40.0
+    max_pairs: int = 200
+    out: str = "runs"
+    workers: int | None = None
+    address: str | None = None
+    mlflow: bool = True
+    experiment: str = "azul-train"
+
+
+def load_train_config(path: str | Path) -> TrainConfig:
+    """The settings of a train config file (YAML); a TrainError names the file and the field."""
+    try:
+        data = read_yaml(path)
+    except ConfigError as exc:  # one line: the file, and the line and column of bad YAML
+        raise TrainError(str(exc)) from None
+    if not isinstance(data, dict):
+        raise TrainError(f"{path}: a train config is a mapping of fields")
+    flat = dict(data)
+    for section in ("start", "train", "gate", "selfplay"):
+        sub = flat.pop(section, None) or {}
+        if not isinstance(sub, dict):
+            raise TrainError(f"{path}: {section} must be a mapping")
+        for k, v in sub.items():
+            flat[f"start_{k}" if section == "start" else k] = v
+    if isinstance(flat.get("mlflow"), dict):
+        m = flat.pop("mlflow")
+        flat["mlflow"] = m.get("enabled", True)  # checked as a boolean below
+        if "experiment" in m:
+            flat["experiment"] = m["experiment"]
+    known = set(TrainConfig.__dataclass_fields__)
+    unknown = sorted(set(flat) - known)
+    if unknown:
+        raise TrainError(f"{path}: unknown field {unknown[0]!r} (docs/train.md lists the fields)")
+    config = TrainConfig(**flat)
+    check(config, str(path))
+    return config
+
+
+def check(c: TrainConfig, where: str = "train") -> None:
+    """Every field checked before anything is written (a TrainError of one line naming ``where``
+    and the field): the whole numbers by the league's check, what the run shares with its gate
+    (name, out, seed, variant, elo0 and elo1, max_pairs, workers, address, mlflow) by the SPRT's."""
+    try:
+        _check(c)
+    except (ConfigError, ValueError) as exc:
+        raise TrainError(f"{where}: {exc}") from None
+
+
+def _check(c: TrainConfig) -> None:
+    ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
+            "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6),
+            "seed": (0, (MAX_SEED - 1000) // 1000)}  # each generation's leagues play seed * 1000 + g
+    for name, (lo, hi) in ints.items():
+        check_int(getattr(c, name), name, lo, hi)  # the league's check
+    # the gate's settings (and the run's name and folder) through the SPRT's own check
+    SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
+                 seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
+                 mlflow=c.mlflow).check()
+    if not (isinstance(c.hidden, list) and c.hidden
+            and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 256 for h in c.hidden)):
+        raise ConfigError(f"hidden: must be a list of layer widths from 1 to 256, not {shown(c.hidden)}")
+    check_choice(c.target, "target", TARGETS)
+    if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:
+        raise ConfigError(f"lr: must be a learning rate above 0 (at most 10), not {shown(c.lr)}")
+    if not isinstance(c.experiment, str) or not c.experiment:
+        raise ConfigError(f"experiment: must be a name, not {shown(c.experiment)}")
+    if not isinstance(c.opponents, list):
+        raise ConfigError(f"selfplay.opponents: must be a list of bot specs, not {shown(c.opponents)}")
+    for i, text in enumerate(c.opponents):
+        if not isinstance(text, str):
+            raise ConfigError(f"selfplay.opponents[{i}]: a bot spec is text (TYPE:key=value,...), not {shown(text)}")
+        try:
+            bot_maker(*parse_bot_spec(text))  # the type and its parameters, checked
+        except ValueError as exc:
+            raise ConfigError(f"selfplay.opponents[{i}]: {exc}") from None
+    if not isinstance(c.start_records, list) or not all(isinstance(r, str) and r for r in c.start_records):
+        raise ConfigError(f"start.records: must be a list of run folders, not {shown(c.start_records)}")
+    for i, r in enumerate(c.start_records):
+        if not RunStore(r).committed():
+            raise ConfigError(f"start.records[{i}]: {r}: no game records there")
+        counts = set(read_table(r, "games", ["num_players"]).column("num_players").to_pylist())
+        if c.players not in counts:
+            raise ConfigError(f"start.records[{i}]: {r}: no {c.players}-player games to learn from (its games "
+                              f"are {', '.join(map(str, sorted(counts)))}-player ones)")
+    if not c.start_records:
+        from bots.value_file import model_bytes
+
+        if not isinstance(c.start_model, str) or not c.start_model:
+            raise ConfigError(f"start.model: must be a shipped model's name or a model file, "
+                              f"not {shown(c.start_model)}")
+        model_bytes(c.start_model)  # a clear error now, not in a worker
+    if c.players != 2:
+        raise ConfigError("players: must be 2: the gate is an SPRT, a 2-player test")
