@@ -112,9 +112,9 @@ class LeagueConfig:
 
     def notes(self) -> list[str]:
         """One-line warnings about a config that runs but may not do what was meant."""
-        unused = [f"deals: a knockout plays pairs_per_match ({self.pairs_per_match}) deals a match; the "
-                  f"config's deals ({self.deals}) are not used" for key in self.ignored if key == "deals"]
-        return [n for n in (self.seating_note(), self.swiss_note(), *unused) if n]
+        unused = (f"deals: a knockout plays pairs_per_match ({self.pairs_per_match}) deals a match; the config's "
+                  f"deals ({self.deals}) are not used") if "deals" in self.ignored else None
+        return [n for n in (self.seating_note(), self.swiss_note(), unused) if n]
 
     def swiss_note(self) -> str | None:
         """For a Swiss of more rounds than can all pair new opponents, the round from which
@@ -312,7 +312,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
                                   f"at least {players} (or self_play: true)")
     event = _event(data, players, bots, self_play)
-    _stage_bound(event.get("format"), len(bots), players, deals, seats, match, event.get("challengers"))
+    _stage_bound(event.get("format"), [b.name for b in bots], players, deals, seats, match, event.get("challengers"))
     return LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
         seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
@@ -354,22 +354,26 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
     if players != 2:
         raise _FieldError("players", f"a knockout is played at 2 players, not {players}")
     ignored = ("deals",) if "deals" in data else ()  # a knockout's are pairs_per_match: said, not refused
-    return {"format": fmt, "ignored": ignored, "pairs_per_match": _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)}
+    pairs = _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)
+    return {"format": fmt, "ignored": ignored, "pairs_per_match": pairs}
 
 
 MAX_STAGE_GAMES = 1_000_000  # the games of one stage of an event, built in memory (a round-robin streams)
 
 
-def _stage_bound(fmt: str | None, n_bots: int, players: int, deals: int, seats: str, match: str,
+def _stage_bound(fmt: str | None, names: list[str], players: int, deals: int, seats: str, match: str,
                  challengers: tuple[str, ...] | None) -> None:
     """A gauntlet (one stage) or a Swiss round builds its games in memory: past MAX_STAGE_GAMES a
     field error on ``deals``, before anything runs, not a MemoryError."""
     if fmt not in ("gauntlet", "swiss"):
         return
-    per_deal = len(arrangements(players, seats)) * (2 if match == "series" else 1)
-    tables = n_bots // players if fmt == "swiss" else len(challengers or ()) * math.comb(
-        n_bots - len(challengers or ()), players - 1)
-    games = tables * deals * per_deal
+    if fmt == "swiss":
+        tables = len(names) // players  # a round's pairings (events/swiss.py)
+    else:
+        from .events.gauntlet import gauntlet_tables
+
+        tables = len(gauntlet_tables(len(names), players, [names.index(c) for c in challengers]))
+    games = tables * deals * len(arrangements(players, seats)) * (2 if match == "series" else 1)
     if games > MAX_STAGE_GAMES:
         what = "a Swiss round" if fmt == "swiss" else "a gauntlet"
         raise _FieldError("deals", f"{deals:,} deals make {games:,} games in {what}, more than the "
