@@ -169,9 +169,7 @@ class RatingList:
         previous = self.versions[version.number - 2] if version.number > 1 else None
         anchor = anchor if anchor is not None else version.anchor
         value = anchor_value if anchor_value is not None else version.anchor_value
-        if anchor is not None:
-            check_anchor(version, anchor)
-        now = rate_version(version, anchor, value, bootstrap, seed)
+        now = rate_version(version, anchor, value, bootstrap, seed, strict=True)
         before = rate_version(previous, anchor, value, 0, seed, version.rename) if previous else {}
         tables = {}
         for n, table in now.items():
@@ -224,20 +222,21 @@ def version_bots(version: Version) -> list[str]:
     return sorted({version.rename.get(b, b) for b in bots} - set(version.exclude))
 
 
-def check_anchor(version: Version, anchor: str) -> None:
-    """A ``RatingListError`` unless ``anchor`` is a bot the version rates (as ``azul elo --anchor``
-    refuses a bot of no game): a list anchored on a bot it does not hold would print "NAME at X"
-    beside ratings centred at 0."""
-    bots = version_bots(version)
+def check_anchor(version: Version, anchor: str, bots: list[str] | None = None) -> None:
+    """A ``RatingListError`` unless ``anchor`` is a bot the version rates (``bots``, read from its
+    runs when not given), as ``azul elo --anchor`` refuses a bot of no game: a list anchored on a
+    bot it does not hold would print "NAME at X" beside ratings centred at 0."""
+    bots = version_bots(version) if bots is None else bots
     if anchor not in bots:
         raise RatingListError(f"--anchor {anchor}: not a bot of the list's runs (bots: {', '.join(bots)})")
 
 
 def rate_version(version: Version, anchor: str | None, anchor_value: float, bootstrap: int, seed: int,
-                 rename: dict[str, str] | None = None) -> dict[int, pl.DataFrame]:
+                 rename: dict[str, str] | None = None, strict: bool = False) -> dict[int, pl.DataFrame]:
     """A version's ratings per player count (``bot, games, rating, low, high``), from its runs'
     records: the games of an excluded bot left out, the renamed bots under their new names (and
-    then under ``rename``: the later version's names, to compare with it)."""
+    then under ``rename``: the later version's names, to compare with it). ``strict``: an ``anchor``
+    that is none of its bots is a ``RatingListError`` (``check_anchor``); else it rates on the mean."""
     from .ratings import rate_by_players
     from .records import read_records
 
@@ -252,7 +251,10 @@ def rate_version(version: Version, anchor: str | None, anchor_value: float, boot
         games = games.join(out, on=["run_id", "game_id"], how="anti")
     if results.is_empty():
         raise RatingListError(f"version {version.number}: no games left to rate")
-    here = anchor if anchor is not None and anchor in set(results["bot"].to_list()) else None
+    bots = sorted(set(results["bot"].to_list()))
+    if strict and anchor is not None:  # the version shown: its anchor must be one of its bots
+        check_anchor(version, anchor, bots)
+    here = anchor if anchor is not None and anchor in bots else None
     fits = rate_by_players(results, games, anchor=here, anchor_value=anchor_value if here else 0.0,
                            bootstrap=bootstrap, seed=seed)
     return {n: fit.table.select("bot", "games", "rating", "low", "high") for n, fit in fits.items()}
