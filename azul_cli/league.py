@@ -126,7 +126,7 @@ def status(run_dir: RunDirArg) -> None:
     """Where a run stands: games done of the total, failures, current standings."""
     from records.store import RunStore
 
-    if not RunStore(run_dir).exists(RUN_FILE) and not RunStore(run_dir).exists(CONFIG_FILE):
+    if not any(map(RunStore(run_dir).exists, (RUN_FILE, CONFIG_FILE))):
         fail(f"{run_dir}: not a run folder (no {RUN_FILE} or {CONFIG_FILE}): not a league run, an SPRT, a "
              "study, a tune or a training run")
     from kinds import kind_of
@@ -186,10 +186,11 @@ def repair(run_dir: RunDirArg) -> None:
 
     if not run_dir.is_dir():
         fail(f"{run_dir}: no such folder")
-    if not RunStore(run_dir).exists(CONFIG_FILE):
+    store = RunStore(run_dir)
+    if not store.exists(CONFIG_FILE):
         from kinds import finish_command, kind_of
 
-        kind = kind_of(run_dir) if RunStore(run_dir).exists(RUN_FILE) else None
+        kind = kind_of(run_dir) if store.exists(RUN_FILE) else None
         if kind is not None and kind.nests:  # a training run: its records are in the runs it holds
             inner = ", ".join(kind.nested_runs(run_dir)) or "none yet"
             fail(f"{run_dir}: {kind.article}, whose records are in the runs it holds ({inner}): repair each "
