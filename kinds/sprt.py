@@ -342,13 +342,11 @@ def log_sprt(league: LeagueConfig, outcome: SprtOutcome) -> str:
     """Log the test to the league's MLflow run (``tournament.tracking``): its settings as params,
     verdict as a tag, and llr, pairs, elo, elo_low, elo_high, los as metrics."""
     from mlflow.entities import Metric, Param, RunTag
-    from mlflow.tracking import MlflowClient
 
-    from tournament.tracking import log_league, quiet, tracking_uri
+    from tournament.tracking import log_league, mlflow_client, tracking_uri
 
     run_id = log_league(league, outcome.run_dir, outcome.summary)
-    quiet()
-    client = MlflowClient(tracking_uri=tracking_uri(league))
+    client = mlflow_client(tracking_uri(league))
     r = outcome.result.as_dict()
     now = int(time.time() * 1000)
     metrics = [Metric(f"sprt.{k}", float(r[k]), now, 0) for k in

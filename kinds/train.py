@@ -42,6 +42,7 @@ from records.parts import has_records
 from records.store import RunStore
 from tournament.config import ConfigError, parse_config, read_stored_yaml
 from tournament.runner import run_league
+from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
 from .base import RunKind, command_line, register
 from .sprt import SprtSettings, run_sprt
@@ -81,7 +82,7 @@ def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False, log=
     save_run_id(root, run_id_of(root) or new_run_id(c.name), kind=TRAIN.name)
     store.write_text(TRAIN_FILE, saved)
     lineage = json.loads(store.read_text(LINEAGE_FILE)) if store.exists(LINEAGE_FILE) else []
-    tracker = _Tracker(c, root) if c.mlflow else None
+    tracker = _Tracker(c, root, log) if c.mlflow else None
     if not lineage:
         lineage.append(_generation_zero(c, root, log))
         _save(store, lineage)
@@ -255,37 +256,46 @@ def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int,
 
 class _Tracker:
     """One MLflow run for the training run: per generation its losses, gate Elo and speeds as
-    metrics (step = generation), each model an artifact, the curve's plot at the end."""
+    metrics (step = generation), each model an artifact, the curve's plot at the end. Each step
+    goes through ``tracking.logged``: an MLflow failure is said once (``say``), never raised,
+    and the training goes on (its records are safe; a ``--resume`` logs to the run again)."""
 
-    def __init__(self, c: TrainConfig, root: Path):
-        from mlflow.tracking import MlflowClient
+    def __init__(self, c: TrainConfig, root: Path, say):
+        self.c, self.store, self.say, self.said = c, RunStore(root), say, False
+        self.run_id = self.step(self.start)
 
-        from tournament.tracking import quiet
-        quiet()
-        self.store = RunStore(root)
-        uri = f"sqlite:///{(Path(c.out) / 'mlflow.db').resolve()}"
-        self.client = MlflowClient(tracking_uri=uri)
+    def step(self, do):
+        """``do()`` through ``tracking.logged``; its result, or None once MLflow failed."""
+        if self.said:
+            return None
+        result, error = logged(do)
+        if error:
+            self.said = True
+            self.say(f"MLflow: {error} (the training goes on without it; --resume logs again)")
+        return result
+
+    def start(self) -> str:
+        from mlflow.exceptions import MlflowException
+
+        uri = default_uri(self.c.out)
+        self.client = mlflow_client(uri)
         if self.store.exists(TRAIN_MLFLOW_FILE):
-            from mlflow.exceptions import MlflowException
-
-            self.run_id = self.store.read_text(TRAIN_MLFLOW_FILE).strip()
+            run_id = self.store.read_text(TRAIN_MLFLOW_FILE).strip()
             try:
-                self.client.get_run(self.run_id)
-                return
+                self.client.get_run(run_id)
+                return run_id
             except MlflowException:  # a run moved to another --out: a new MLflow run in that out's store
                 pass
-        exp = self.client.get_experiment_by_name(c.experiment)
-        if exp is None:
-            artifacts = (Path(c.out) / "mlartifacts").resolve().as_uri()
-            exp_id = self.client.create_experiment(c.experiment, artifact_location=artifacts)
-        else:
-            exp_id = exp.experiment_id
-        self.run_id = self.client.create_run(exp_id, run_name=c.name).info.run_id
-        for k, v in asdict(c).items():
-            self.client.log_param(self.run_id, k, str(v)[:6000])
-        self.store.write_text(TRAIN_MLFLOW_FILE, self.run_id + "\n")
+        run_id = start_run(self.client, uri, self.c.experiment, self.c.name)
+        for k, v in asdict(self.c).items():
+            self.client.log_param(run_id, k, str(v)[:6000])
+        self.store.write_text(TRAIN_MLFLOW_FILE, run_id + "\n")
+        return run_id
 
     def log(self, record: dict) -> None:
+        self.step(lambda: self._log(record))
+
+    def _log(self, record: dict) -> None:
         g = record["generation"]
         for key in ("train_loss", "held_out_loss", "held_out_baseline", "train_samples_per_s",
                     "selfplay_games_per_s", "positions"):
@@ -301,6 +311,9 @@ class _Tracker:
             self.client.log_artifact(self.run_id, str(model), f"{GENERATION}{g:03d}")
 
     def finish(self, lineage: list[dict]) -> None:
+        self.step(lambda: self._finish(lineage))
+
+    def _finish(self, lineage: list[dict]) -> None:
         path = plot_curve(lineage, self.store.local(CURVE_FILE))
         self.client.log_artifact(self.run_id, str(path))
         self.client.log_artifact(self.run_id, str(self.store.local(LINEAGE_FILE)))

@@ -252,13 +252,11 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     """Log the tune to the league's MLflow run: theta per step (``theta.<param>``, step = pairs
     counted), the final values (``tuned.<param>``, ``tuned.<param>.sd``) and tune.json, tune.svg."""
     from mlflow.entities import Metric, Param
-    from mlflow.tracking import MlflowClient
 
-    from tournament.tracking import log_league, metric_key, quiet, tracking_uri
+    from tournament.tracking import log_league, metric_key, mlflow_client, tracking_uri
 
     run_id = log_league(league, outcome.run_dir, outcome.summary)
-    quiet()
-    client = MlflowClient(tracking_uri=tracking_uri(league))
+    client = mlflow_client(tracking_uri(league))
     now = int(time.time() * 1000)
     metrics = []
     for row in outcome.as_dict()["trajectory"]:

@@ -35,7 +35,34 @@ from records.store import RunStore
 def tracking_uri(config) -> str:
     if config.mlflow.tracking_uri:
         return config.mlflow.tracking_uri
-    return f"sqlite:///{(Path(config.out) / 'mlflow.db').resolve()}"
+    return default_uri(config.out)
+
+
+def default_uri(out: str | Path) -> str:
+    """Where runs under ``out`` are tracked unless told: ``sqlite:///<out>/mlflow.db``."""
+    return f"sqlite:///{(Path(out) / 'mlflow.db').resolve()}"
+
+
+def mlflow_client(uri: str):
+    """An MLflow client of ``uri``, its INFO lines off."""
+    from mlflow.tracking import MlflowClient
+
+    quiet()
+    return MlflowClient(tracking_uri=uri)
+
+
+def start_run(client, uri: str, experiment: str, name: str) -> str:
+    """A new MLflow run named ``name`` in ``experiment`` (made if new: its artifacts beside a
+    ``sqlite:///`` store, under ``mlartifacts``); returns its id."""
+    found = client.get_experiment_by_name(experiment)
+    if found is None:
+        artifacts = None
+        if uri.startswith("sqlite:///"):
+            artifacts = (Path(uri[len("sqlite:///"):]).parent / "mlartifacts").resolve().as_uri()
+        experiment_id = client.create_experiment(experiment, artifact_location=artifacts)
+    else:
+        experiment_id = found.experiment_id
+    return client.create_run(experiment_id, run_name=name).info.run_id
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, str]:
@@ -79,21 +106,10 @@ def log_league(config, run_dir: Path, summary) -> str:
     if store.exists(MLFLOW_RUN_FILE):
         return store.read_text(MLFLOW_RUN_FILE).strip()
     from mlflow.entities import Metric, Param, RunTag
-    from mlflow.tracking import MlflowClient
 
-    quiet()
     uri = tracking_uri(config)
-    client = MlflowClient(tracking_uri=uri)
-    experiment = client.get_experiment_by_name(config.mlflow.experiment)
-    if experiment is None:
-        artifacts = None
-        if uri.startswith("sqlite:///"):
-            artifacts = (Path(uri[len("sqlite:///"):]).parent / "mlartifacts").resolve().as_uri()
-        experiment_id = client.create_experiment(config.mlflow.experiment, artifact_location=artifacts)
-    else:
-        experiment_id = experiment.experiment_id
-    run = client.create_run(experiment_id, run_name=config.name)
-    run_id = run.info.run_id
+    client = mlflow_client(uri)
+    run_id = start_run(client, uri, config.mlflow.experiment, config.name)
     now = int(time.time() * 1000)
     params = [Param(k, v) for k, v in flatten(config.to_dict()).items()]
     metrics = [Metric("games", summary.recorded, now, 0),
@@ -125,12 +141,10 @@ def log_report(config, run_id: str, paths: dict[str, Path], report) -> None:
     import math
 
     from mlflow.entities import Metric
-    from mlflow.tracking import MlflowClient
 
     from analysis.ratings import edge_withheld, withheld, withhold
 
-    quiet()
-    client = MlflowClient(tracking_uri=tracking_uri(config))
+    client = mlflow_client(tracking_uri(config))
     now = int(time.time() * 1000)
     metrics = []
     hidden = withheld(report.faults)
