@@ -17,7 +17,8 @@ import numpy as np
 import polars as pl
 
 from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
-                        interval as bootstrap_interval, jackknife_counts, per_deal, resample_batches)
+                        interval as bootstrap_interval, jackknife_counts, jackknife_groups, per_deal,
+                        resample_batches)
 from .stats import score_share, seats_from_opener, with_faults
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
@@ -170,7 +171,7 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     theta = fit_cells(x, *_cells(i0, i1, s, n), ridge=ridge)
     rating, edge = centre_ratings(theta, n, a_idx, anchor_value), theta[n] * SCALE
 
-    def fits(counts):  # ratings and edge of the fits weighting the deals by ``counts`` rows
+    def fits(counts, per_w, per_ws):  # ratings and edge of the fits weighting the rows of per_w by counts
         t = fit_cells(x, (per_w.T @ counts.T).T, (per_ws.T @ counts.T).T, ridge=ridge)
         return np.concatenate([centre_ratings(t, n, a_idx, anchor_value), t[:, n:] * SCALE], axis=1)
 
@@ -179,9 +180,11 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
         codes, cell = deal_codes(pairs["cluster"]), i0 * n + i1
         per_w = per_deal(codes, cell, np.ones(len(s)), n * n)
         per_ws = per_deal(codes, cell, s, n * n)
-        samples = np.concatenate([fits(c) for c in resample_batches(per_w.shape[0], bootstrap, seed)])
-        if interval != "percentile":
-            jackknife = fits(jackknife_counts(per_w.shape[0]))
+        samples = np.concatenate([fits(c, per_w, per_ws)
+                                  for c in resample_batches(per_w.shape[0], bootstrap, seed)])
+        if interval != "percentile":  # the leave-out fits, over the groups' sums
+            group_w, group_ws = jackknife_groups(per_w), jackknife_groups(per_ws)
+            jackknife = fits(jackknife_counts(group_w.shape[0]), group_w, group_ws)
     estimate = np.append(rating, edge)
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 

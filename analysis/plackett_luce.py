@@ -28,7 +28,8 @@ import numpy as np
 import polars as pl
 
 from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
-                        interval as bootstrap_interval, jackknife_counts, per_deal, resample_batches)
+                        interval as bootstrap_interval, jackknife_counts, jackknife_groups, per_deal,
+                        resample_batches)
 from .elo import SCALE, EloFit, centre_ratings, check_anchor_value, ratings_table, superiority_table
 from .stats import seats_from_opener
 
@@ -213,7 +214,7 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
         sums = per_deal(np.repeat(codes, width), cols, rows.ravel(), len(lineups) * width)
         chunk = max(1, 4_000_000 // (len(lineups) * (4 * p * p + width)))  # bounds the memory
 
-        def fits(counts):  # ratings and seat edges of the fits weighting the deals by ``counts``
+        def fits(counts, sums):  # ratings and seat edges of the fits weighting sums' rows by ``counts``
             out = np.empty((len(counts), n + p + 1))
             for j in range(0, len(counts), chunk):
                 t = (sums.T @ counts[j:j + chunk].T).T.reshape(-1, len(lineups), width)
@@ -222,9 +223,10 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
                 out[j:j + chunk, n:] = _seat_edges(b, n)
             return out
 
-        samples = np.concatenate([fits(c) for c in resample_batches(sums.shape[0], bootstrap, seed)])
-        if interval != "percentile":
-            jackknife = fits(jackknife_counts(sums.shape[0]))
+        samples = np.concatenate([fits(c, sums) for c in resample_batches(sums.shape[0], bootstrap, seed)])
+        if interval != "percentile":  # the leave-out fits, over the groups' sums
+            groups = jackknife_groups(sums)
+            jackknife = fits(jackknife_counts(groups.shape[0]), groups)
     estimate = np.concatenate([rating, edges])
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 

@@ -59,3 +59,16 @@ def test_jackknife_and_bca_intervals_of_a_mean():
     assert b_low[0] == pytest.approx(low[0], abs=0.15) and b_high[0] == pytest.approx(high[0], abs=0.15)
     with pytest.raises(ValueError, match="interval must be one of"):
         interval("studentized", samples, x.mean(axis=0), jack, 0.95)
+
+
+def test_the_jackknife_over_group_sums_gives_the_leave_out_weights():
+    from analysis.bootstrap import jackknife_counts, jackknife_groups, per_deal
+    rng = np.random.default_rng(5)
+    for deals, groups in ((7, 3), (5, 200), (1000, 200)):
+        codes = np.concatenate([np.arange(deals), rng.integers(0, deals, size=3 * deals)])
+        cells, values = rng.integers(0, 9, size=len(codes)), rng.integers(0, 3, size=len(codes)) / 2
+        per = per_deal(codes, cells, values, 9)
+        grouped = jackknife_groups(per, groups)
+        assert grouped.shape == (min(deals, groups), 9)
+        direct = jackknife_counts(deals, groups) @ per.toarray()
+        assert (jackknife_counts(grouped.shape[0]) @ grouped.toarray() == direct).all()  # exact: halves
