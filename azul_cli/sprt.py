@@ -72,6 +72,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
          = SprtFormat.table) -> None:
     """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
     from tournament.backends import LeagueError
+    from kinds.base import with_options
     from kinds.sprt import SprtSettings, load_sprt_file, run_sprt, stored_fields
 
     fields: dict = {}
@@ -92,7 +93,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
                "model": model.value if model else None, "variant": variant.value if variant else None,
                "out": str(out) if out is not None else None, "name": name, "seed": seed,
                "workers": workers, "address": address, "mlflow": False if no_mlflow else None}
-    fields.update({k: v for k, v in options.items() if v is not None})
+    fields = with_options(fields, **options)
     if resume and fresh:
         fail("--resume and --fresh: choose one")
     where = fields.get("out", SprtSettings.out), fields.get("name", SprtSettings.name)
@@ -102,7 +103,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         except ValueError as exc:
             fail(str(exc))
         if stored is not None:
-            fields = {**stored, **fields}
+            fields = with_options(stored, **fields)
     if "new" not in fields:
         fail("--bot: give two bots (--bot NEW --bot BASE), or a --config with bots")
     try:

@@ -66,18 +66,14 @@ def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A stu
         quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
     """Several interventions at once, from a YAML study file (its mlflow: false, or --no-mlflow,
     keeps it out of MLflow)."""
-    from dataclasses import replace
-
     from tournament.config import ConfigError
     from kinds.study import load_study
 
     try:
-        study = load_study(config)
+        study = load_study(config, out=None if out is None else str(out), mlflow=False if no_mlflow else None)
     except ConfigError as exc:
         fail(str(exc))
-    if out is not None:
-        study = replace(study, out=str(out))
-    _play(replace(study, mlflow=False) if no_mlflow else study, resume, fresh, quiet, format)
+    _play(study, resume, fresh, quiet, format)
 
 
 def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A study's run folder.")],

@@ -2,13 +2,12 @@
 (kinds/train.py plays and trains; this module reads the options and prints each generation)."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from .common import AddressOpt, WorkersOpt, fail, print_json
+from .common import AddressOpt, WorkersOpt, fail, os_error_message, print_json
 
 
 def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train config (YAML), e.g. "
@@ -29,13 +28,14 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
     from tournament.backends import LeagueError
 
     try:
-        c = load_train_config(config)
-        changes = {"out": str(out) if out is not None else None, "address": address, "workers": workers,
-                   "mlflow": False if no_mlflow else None}
-        c = dataclasses.replace(c, **{k: v for k, v in changes.items() if v is not None})
+        c = load_train_config(config, out=None if out is None else str(out), address=address, workers=workers,
+                              mlflow=False if no_mlflow else None)
         lineage = run_train(c, resume=resume, fresh=fresh, log=lambda line: typer.echo(line))
     except (TrainError, LeagueError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a full disk...
+        fail(f"{os_error_message(exc)}; the generations written so far are intact: fix that and go on with "
+             "--resume")
     accepted = [r["generation"] for r in lineage if r["accepted"]]
     typer.echo(f"lineage: generations {accepted} accepted; the current model: "
                f"{[r for r in lineage if r['accepted']][-1]['model']}")

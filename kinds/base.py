@@ -148,6 +148,15 @@ def finish_command(run_dir: str | Path) -> str:
     return kind_of(run_dir).finish_command(run_dir)
 
 
+def with_options(fields: dict, **options) -> dict:
+    """Settings (a file's fields, or a stopped run's stored ones) with a command's options laid
+    over them: an option given (not None) replaces its field, one left out keeps it. The one way
+    every command and every resume does it; the kind then checks the result as it checks a file,
+    so an option is refused as its field would be. (A league's nested config takes its options
+    typed, ``LeagueConfig.with_overrides``, the form the kinds hand the driver.)"""
+    return {**fields, **{k: v for k, v in options.items() if v is not None}}
+
+
 def command_line(args: list[str]) -> str:
     """A command as it can be pasted into a shell."""
     return " ".join(shlex.quote(a) for a in args)

@@ -39,7 +39,7 @@ from tournament.runner import LeagueProgress, LeagueSummary, run_dir_of, run_lea
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
 from tournament.stages import OneStage
 
-from .base import RunKind, command_line, register
+from .base import RunKind, command_line, register, with_options
 
 CONTROL = "control"  # games.intervention of a control game
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
@@ -137,10 +137,13 @@ def _spec(spec: Any, where: str) -> None:
         raise ConfigError(f"{where}: {exc}") from None
 
 
-def load_study(path: str | Path) -> StudyConfig:
-    """A study from YAML (the fields of ``StudyConfig``); a ConfigError names the file and why."""
+def load_study(path: str | Path, **options) -> StudyConfig:
+    """A study from YAML (the fields of ``StudyConfig``) with the command's options (out, mlflow)
+    laid over it (``kinds.base.with_options``); a ConfigError names the file and why."""
     path = Path(path)
     data = read_yaml(path)
+    if isinstance(data, dict):
+        data = with_options(data, **options)
     return parse_study(data, str(path), path.stem)
 
 

@@ -14,6 +14,7 @@ from records.read import read_table
 from records.store import RunStore
 from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, read_yaml
 
+from .base import with_options
 from .sprt import SprtSettings
 
 
@@ -49,8 +50,10 @@ class TrainConfig:
     experiment: str = "azul-train"
 
 
-def load_train_config(path: str | Path) -> TrainConfig:
-    """The settings of a train config file (YAML); a TrainError names the file and the field."""
+def load_train_config(path: str | Path, **options) -> TrainConfig:
+    """The settings of a train config file (YAML), with the command's options (out, address,
+    workers, mlflow) laid over it (``kinds.base.with_options``); a TrainError names the file and
+    the field."""
     try:
         data = read_yaml(path)
     except ConfigError as exc:  # one line: the file, and the line and column of bad YAML
@@ -69,6 +72,7 @@ def load_train_config(path: str | Path) -> TrainConfig:
         flat["mlflow"] = m.get("enabled", True)  # checked as a boolean below
         if "experiment" in m:
             flat["experiment"] = m["experiment"]
+    flat = with_options(flat, **options)
     known = set(TrainConfig.__dataclass_fields__)
     unknown = sorted(set(flat) - known)
     if unknown:
@@ -111,16 +115,21 @@ def _check(c: TrainConfig) -> None:
     for i, text in enumerate(c.opponents):
         if not isinstance(text, str):
             raise ConfigError(f"selfplay.opponents[{i}]: a bot spec is text (TYPE:key=value,...), not {shown(text)}")
-        try:
-            bot_maker(*parse_bot_spec(text))  # the type and its parameters, checked
+        try:  # the type and its parameters checked, and the bot made once (an mcts model read), as a league's
+            unfit = bot_maker(*parse_bot_spec(text))(0).table_error(c.players, c.variant)
         except ValueError as exc:
             raise ConfigError(f"selfplay.opponents[{i}]: {exc}") from None
+        if unfit:
+            raise ConfigError(f"selfplay.opponents[{i}]: {unfit}")
     if not isinstance(c.start_records, list) or not all(isinstance(r, str) and r for r in c.start_records):
         raise ConfigError(f"start.records: must be a list of run folders, not {shown(c.start_records)}")
     for i, r in enumerate(c.start_records):
-        if not RunStore(r).committed():
-            raise ConfigError(f"start.records[{i}]: {r}: no game records there")
-        counts = set(read_table(r, "games", ["num_players"]).column("num_players").to_pylist())
+        try:  # a folder name too long for a file, a folder that cannot be read: one line too
+            if not RunStore(r).committed():
+                raise ConfigError(f"start.records[{i}]: {r}: no game records there")
+            counts = set(read_table(r, "games", ["num_players"]).column("num_players").to_pylist())
+        except OSError as exc:
+            raise ConfigError(f"start.records[{i}]: {r}: cannot read it ({exc.strerror or exc})") from None
         if c.players not in counts:
             raise ConfigError(f"start.records[{i}]: {r}: no {c.players}-player games to learn from (its games "
                               f"are {', '.join(map(str, sorted(counts)))}-player ones)")

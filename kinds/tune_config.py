@@ -29,6 +29,7 @@ from bots.spec import format_bot_spec, parse_bot_spec
 from engine.rules import VARIANTS
 
 from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_name, check_out, read_yaml
+from .base import with_options
 from .spsa import TunedParam, tuned_param
 
 KEYS = ("name", "bot", "fixed", "params", "players", "field", "variant", "pairs", "batch", "seed", "tail",
@@ -82,12 +83,12 @@ class TuneConfig:
 
 
 def load_tune_file(path: str | Path, **overrides) -> TuneConfig:
-    """A tune file read and checked; ``overrides`` (out, workers...) replace its fields when not
-    None. A ConfigError says ``FILE: field: what is wrong`` in one line."""
+    """A tune file read and checked, with the command's options (out, workers) laid over it
+    (``kinds.base.with_options``). A ConfigError says ``FILE: field: what is wrong`` in one line."""
     data = read_yaml(path)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a tune file is a mapping of fields ({', '.join(KEYS)})")
-    data.update({k: v for k, v in overrides.items() if v is not None})
+    data = with_options(data, **overrides)
     return parse_tune(data, str(path))
 
 

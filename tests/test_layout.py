@@ -281,3 +281,20 @@ def test_every_json_a_command_prints_goes_through_print_json():
                     for arg in node.args for a in ast.walk(arg)):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, found
+
+
+def test_commands_lay_their_options_over_settings_one_way():
+    """A command's options go over a settings file (or a stopped run's stored settings) by
+    ``kinds.base.with_options`` before the kind checks them, never by replacing fields of the
+    checked settings (``dataclasses.replace``), which would skip the checks."""
+    from kinds.base import with_options
+
+    assert with_options({"out": "a", "workers": 2}, out="b", workers=None, mlflow=False) == \
+        {"out": "b", "workers": 2, "mlflow": False}
+    found = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in python_files("azul_cli")
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.ImportFrom) and node.module == "dataclasses"
+             and any(a.name == "replace" for a in node.names)
+             or isinstance(node, ast.Attribute) and node.attr == "replace"
+             and isinstance(node.value, ast.Name) and node.value.id == "dataclasses"]
+    assert not found, "commands replacing settings fields: " + ", ".join(found)
