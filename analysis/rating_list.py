@@ -88,7 +88,7 @@ class RatingList:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             versions = [Version.from_dict(v) for v in data["versions"]]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
             raise RatingListError(f"{path}: not a rating list's file ({type(exc).__name__}: {exc})") from None
         for i, v in enumerate(versions, 1):
             damage = _damage(v, i)
@@ -183,7 +183,7 @@ class RatingList:
 
 def _damage(v: Version, number: int) -> str | None:
     """What is wrong with version ``number`` as read from a list's file, or None."""
-    if v.number != number:
+    if isinstance(v.number, bool) or not isinstance(v.number, int) or v.number != number:  # 2.0 is no place
         return f"numbered {v.number!r} in place {number}"
     for run in v.runs:
         if not isinstance(run, dict) or not all(isinstance(run.get(k), str) and run[k] for k in ("run_id", "path")):
