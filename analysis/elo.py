@@ -19,7 +19,8 @@ import polars as pl
 from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
                         interval as bootstrap_interval, jackknife_counts, jackknife_groups, per_deal,
                         resample_batches)
-from .stats import score_share, seats_from_opener, with_faults
+from .stats import game_seats
+from .totals import seat_outcomes
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 
@@ -39,22 +40,26 @@ class EloFit:
     interval: str = "jackknife"  # how low and high were made (analysis.bootstrap.INTERVALS)
 
 
-def _pair_games(results: pl.DataFrame, games: pl.DataFrame):
-    """Per 2-player game: the first mover's bot (bot0), the other (bot1), the first mover's score
-    (1, 1/2, 0) and its deal."""
-    seats = seats_from_opener(results, games).select("run_id", "game_id", "seat", "bot", "rank")
-    two = seats.group_by("run_id", "game_id").agg(pl.len().alias("n")).filter(pl.col("n") == 2)
-    s0 = seats.filter(pl.col("seat") == 0).rename({"bot": "bot0", "rank": "rank0"}).drop("seat")
-    s1 = seats.filter(pl.col("seat") == 1).rename({"bot": "bot1", "rank": "rank1"}).drop("seat")
-    pairs = two.join(s0, on=["run_id", "game_id"]).join(s1, on=["run_id", "game_id"])
+def _pair_games(results: pl.DataFrame, games: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The 2-player games: their seats (``stats.game_seats``, with ``fault_seat`` where recorded)
+    and per game, in (run_id, game_id) order, the first mover's bot (bot0), the other (bot1), the
+    first mover's score ``s`` (1, 1/2, 0) and its deal (``cluster``)."""
     deal_cols = deal_columns(games)
-    keys = games.select("run_id", "game_id", *deal_cols)
-    pairs = pairs.join(keys, on=["run_id", "game_id"]).sort("run_id", "game_id")
+    faults = ["fault_seat"] if "fault_seat" in games.columns else []
+    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games,
+                        faults + deal_cols)
+             .filter(pl.col("players") == 2))
+    s0 = seats.filter(pl.col("order") == 0).select("game", "run_id", "game_id", *deal_cols,
+                                                   bot0="bot", rank0="rank")
+    s1 = seats.filter(pl.col("order") == 1).select("game", bot1="bot", rank1="rank")
+    pairs = s0.join(s1, on="game").sort("game")
     if pairs.height == 0:
         raise ValueError("no 2-player games in the records")
+    if 2 * pairs.height != seats.height:  # a game whose seats are not 0 and 1 from the opener
+        seats = seats.filter(pl.col("game").is_in(pairs["game"].implode()))
     score = (pl.when(pl.col("rank0") < pl.col("rank1")).then(1.0)
              .when(pl.col("rank0") == pl.col("rank1")).then(0.5).otherwise(0.0))
-    return pairs.with_columns(score.alias("s"), deal_key(deal_cols).alias("cluster"))
+    return seats, pairs.with_columns(score.alias("s"), deal_key(deal_cols).alias("cluster"))
 
 
 def _cells(i0, i1, s, n, w=None):
@@ -154,8 +159,8 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     at most ``MAX_RESAMPLES``) give ``superiority`` (and the ``bca`` and ``percentile``
     intervals). ``bootstrap=0`` gives neither intervals nor superiority.
     """
-    pairs = _pair_games(results, games)
-    bots = sorted(set(pairs["bot0"].to_list()) | set(pairs["bot1"].to_list()))
+    seats, pairs = _pair_games(results, games)
+    bots = sorted(seats["bot"].unique().to_list())
     if anchor is not None and anchor not in bots:
         raise ValueError(f"anchor {anchor!r} is not a bot of these games (bots: {', '.join(bots)})")
     check_count(bootstrap)
@@ -164,8 +169,7 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
         raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}")
     n, index = len(bots), {b: i for i, b in enumerate(bots)}
     a_idx = None if anchor is None else index[anchor]
-    i0 = np.array([index[b] for b in pairs["bot0"].to_list()], dtype=np.int64)
-    i1 = np.array([index[b] for b in pairs["bot1"].to_list()], dtype=np.int64)
+    i0, i1 = (bot_codes(pairs[c], bots) for c in ("bot0", "bot1"))
     s = pairs["s"].to_numpy().astype(float)
     x = _design(n)
     theta = fit_cells(x, *_cells(i0, i1, s, n), ridge=ridge)
@@ -188,8 +192,7 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     estimate = np.append(rating, edge)
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
-    table = ratings_table(results, games.join(pairs, on=["run_id", "game_id"], how="semi"), bots,
-                          rating, low[:n], high[:n])
+    table = seats_ratings_table(seats, bots, rating, low[:n], high[:n])
     order = [index[b] for b in table["bot"].to_list()]
     superiority = superiority_table(bots, order, samples if bootstrap else None)
     other = i0 != i1  # a bot against itself (self_play) tells nothing of its own bound
@@ -214,19 +217,38 @@ def superiority_table(bots: list[str], order: list[int], samples: np.ndarray | N
                         orient="row")
 
 
+def bot_codes(names: pl.Series, bots: list[str]) -> np.ndarray:
+    """Each of ``names`` as its index in ``bots`` (which holds every one of them)."""
+    return names.cast(pl.Enum(bots)).to_physical().cast(pl.Int64).to_numpy()
+
+
 def ratings_table(results, games, bots, rating, low, high) -> pl.DataFrame:
     """Games and score share per bot, over the games of ``games`` (``run_id``, ``game_id``, and
     ``fault_seat`` where recorded: a forfeiting seat's share is 0) between different bots only: a
     game of a bot against itself (``self_play``) informs the seat terms, not the bot's rating."""
-    keys = games.select("run_id", "game_id")
-    seats = (with_faults(results.join(keys, on=["run_id", "game_id"]), games)
-             .filter(pl.col("bot").n_unique().over("run_id", "game_id") == pl.len().over("run_id", "game_id")))
-    per_bot = (seats.with_columns(score_share()).group_by("bot")
-               .agg(pl.len().alias("games"), pl.col("share").mean().alias("score_share")))
-    fit = pl.DataFrame({"bot": bots, "rating": rating, "low": low, "high": high})
-    return (fit.join(per_bot, on="bot", how="left")  # a bot with only self games: 0 games
-            .select("bot", pl.col("games").fill_null(0).cast(pl.Int64), "rating", "low", "high",
-                    "score_share")
+    faults = ["fault_seat"] if "fault_seat" in games.columns else []
+    seats = game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games, faults)
+    return seats_ratings_table(seats, bots, rating, low, high)
+
+
+def seats_ratings_table(seats: pl.DataFrame, bots, rating, low, high) -> pl.DataFrame:
+    """``ratings_table`` over the rated games' ``seats`` (``stats.game_seats``: game, seat, bot,
+    score, rank, and ``fault_seat`` where recorded), as the fits have them already; the score
+    share is ``stats.score_share``'s (``analysis.totals.seat_outcomes``)."""
+    names = list(bots) + sorted(set(seats["bot"].unique().to_list()) - set(bots))  # bots first
+    game, bot = seats["game"].to_numpy(), bot_codes(seats["bot"], names)
+    faulted = None
+    if "fault_seat" in seats.columns:
+        faulted = (seats["seat"].cast(pl.Int64) == seats["fault_seat"].cast(pl.Int64)).fill_null(False)
+        faulted = faulted.to_numpy()
+    outcome = seat_outcomes(game, bot, seats["score"].to_numpy(), seats["rank"].to_numpy(), faulted)
+    distinct = np.bincount(game, outcome["first"])[game] == outcome["players"]  # no bot seated twice
+    played = np.bincount(bot[distinct], minlength=len(names))[:len(bots)]
+    share = np.bincount(bot[distinct], outcome["share"][distinct], len(names))[:len(bots)]
+    fit = pl.DataFrame({"bot": bots, "games": played.astype(np.int64), "rating": rating, "low": low,
+                        "high": high, "score_share": share})
+    return (fit.with_columns(pl.when(pl.col("games") > 0).then(pl.col("score_share") / pl.col("games"))
+                             .alias("score_share"))  # a bot with only self games: 0 games, no share
             .sort("rating", descending=True))
 
 

@@ -30,8 +30,9 @@ import polars as pl
 from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
                         interval as bootstrap_interval, jackknife_counts, jackknife_groups, per_deal,
                         resample_batches)
-from .elo import SCALE, EloFit, centre_ratings, check_anchor_value, ratings_table, superiority_table
-from .stats import seats_from_opener
+from .elo import (SCALE, EloFit, bot_codes, centre_ratings, check_anchor_value, seats_ratings_table,
+                  superiority_table)
+from .stats import game_seats
 
 
 @dataclass
@@ -45,18 +46,18 @@ class PlackettLuceFit(EloFit):
 
 
 def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
-    """The ``num_players``-player games: a frame of one row per game (run_id, game_id and its
-    deal, ``cluster``), the bots' names (sorted) and, in the games' order, arrays (games, seats)
-    of the bots (indices into the names) and of their ranks."""
+    """The ``num_players``-player games: their seats (``stats.game_seats``, for the ratings table),
+    a frame of one row per game (run_id, game_id and its deal, ``cluster``), the bots' names
+    (sorted) and, in the games' order, arrays (games, seats) of the bots (indices into the names)
+    and of their ranks."""
     deal_cols = deal_columns(games)
-    seats = (seats_from_opener(results.filter(pl.len().over("run_id", "game_id") == num_players),
-                               games)
-             .select("run_id", "game_id", "seat", "bot", "rank")
-             .join(games.select("run_id", "game_id", *deal_cols), on=["run_id", "game_id"])
-             .sort("run_id", "game_id", "seat"))
+    faults = ["fault_seat"] if "fault_seat" in games.columns else []
+    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games,
+                        faults + deal_cols)
+             .filter(pl.col("players") == num_players))
     if seats.height == 0:
         raise ValueError(f"no {num_players}-player games in the records")
-    seat = seats["seat"].to_numpy().reshape(-1, num_players)
+    seat = seats["order"].to_numpy().reshape(-1, num_players)
     bad = np.flatnonzero((seat != np.arange(num_players)).any(axis=1))
     if len(bad):
         row = seats.row(int(bad[0]) * num_players, named=True)
@@ -65,12 +66,11 @@ def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
     per_game = seats.gather_every(num_players).select("run_id", "game_id",
                                                       deal_key(deal_cols).alias("cluster"))
     names = sorted(seats["bot"].unique().to_list())
-    bots = (seats.select(pl.col("bot").rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-            .reshape(-1, num_players))
+    bots = bot_codes(seats["bot"], names).reshape(-1, num_players)
     ranks = seats["rank"].to_numpy().astype(np.int64).reshape(-1, num_players)
     if ranks.min() < 1:
         raise ValueError(f"ranks start at 1, not {ranks.min()}")
-    return per_game, names, bots, ranks
+    return seats, per_game, names, bots, ranks
 
 
 def order_coefficients(ranks, num_players: int) -> np.ndarray:
@@ -185,7 +185,7 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     check_anchor_value(anchor_value)
     if interval not in INTERVALS:
         raise ValueError(f"interval must be one of {', '.join(INTERVALS)}, not {interval!r}")
-    per_game, bots, seat_bots, ranks = _games(results, games, num_players)
+    seats, per_game, bots, seat_bots, ranks = _games(results, games, num_players)
     if anchor is not None and anchor not in bots:
         raise ValueError(f"anchor {anchor!r} is not a bot of these games (bots: {', '.join(bots)})")
     n, index, p = len(bots), {b: i for i, b in enumerate(bots)}, num_players
@@ -230,8 +230,7 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     estimate = np.concatenate([rating, edges])
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
 
-    table = ratings_table(results, games.join(per_game, on=["run_id", "game_id"], how="semi"), bots,
-                          rating, low[:n], high[:n])
+    table = seats_ratings_table(seats, bots, rating, low[:n], high[:n])
     superiority = superiority_table(bots, [index[b] for b in table["bot"].to_list()],
                                     samples if bootstrap else None)
     seats = pl.DataFrame({"seat": pl.Series(range(p), dtype=pl.Int32), "edge": edges[:p],

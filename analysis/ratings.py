@@ -91,12 +91,14 @@ def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str |
             bots = sorted(results["bot"].unique().to_list())
             raise ValueError(f"anchor {anchor!r} is not a bot of these games "
                              f"(bots: {', '.join(bots)})")
-    sizes = results.group_by("run_id", "game_id").agg(pl.len().alias("n"))
+    sizes = results.group_by("run_id", "game_id").agg(pl.len().alias("n")) if len(counts) > 1 else None
     fits: dict[int, EloFit] = {}
     for n in counts:
-        keys = sizes.filter(pl.col("n") == n).select("run_id", "game_id")
-        part = results.join(keys, on=["run_id", "game_id"])
-        here = anchor if anchor is not None and anchor in set(part["bot"].to_list()) else None
+        part = results  # one player count: all of them
+        if sizes is not None:
+            part = results.join(sizes.filter(pl.col("n") == n).select("run_id", "game_id"),
+                                on=["run_id", "game_id"])
+        here = anchor if anchor is not None and (part["bot"] == anchor).any() else None
         options = dict(anchor=here, anchor_value=anchor_value if here else 0.0,
                        bootstrap=bootstrap, seed=seed, level=level, interval=interval)
         if n == 2:

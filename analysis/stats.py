@@ -128,13 +128,37 @@ def seats_from_opener(results: pl.DataFrame, games: pl.DataFrame) -> pl.DataFram
     """
     if "series_game" not in games.columns:
         return results
-    opener = games.select("run_id", "game_id",
-                          (pl.col("series_game").fill_null(1).cast(pl.Int64) - 1).alias("_opener"))
+    opener = games.select("run_id", "game_id", _opener().alias("_opener"))
     n = pl.len().over("run_id", "game_id")
     return (results.join(opener, on=["run_id", "game_id"], how="left")
             .with_columns(((pl.col("seat").cast(pl.Int64) - pl.col("_opener").fill_null(0)) % n)
                           .cast(results.schema["seat"]).alias("seat"))
             .drop("_opener"))
+
+
+def _opener() -> pl.Expr:
+    """The seat that opens a game (of ``games``): 0, or 1 in game two of a series."""
+    return pl.col("series_game").fill_null(1).cast(pl.Int64) - 1
+
+
+def game_seats(results: pl.DataFrame, games: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
+    """The rows of ``results`` whose game ``games`` lists, with that game's ``columns`` and:
+    ``game``, its number in (run_id, game_id) order; ``players``, its rows in ``results``;
+    ``order``, the row's ``seat`` counted from the opener (``seats_from_opener``; ``seat`` stays
+    as recorded). Sorted by game and order. One join on the two string keys: what the fits count
+    per game then comes from whole columns (NumPy), without a window over the strings."""
+    keys = games.select("run_id", "game_id", *columns,
+                        *([_opener().alias("_opener")] if "series_game" in games.columns else []))
+    seats = results.join(keys.sort("run_id", "game_id").with_row_index("game"), on=["run_id", "game_id"])
+    game = seats["game"].to_numpy()
+    players = np.bincount(game)[game] if len(game) else np.zeros(0, np.int64)
+    order = seats["seat"].cast(pl.Int64).to_numpy()
+    if "_opener" in seats.columns:
+        order = np.mod(order - seats["_opener"].to_numpy(), players)
+        seats = seats.drop("_opener")
+    return (seats.with_columns(pl.Series("players", players, pl.Int64),
+                               pl.Series("order", order, pl.Int64))
+            .sort("game", "order"))
 
 
 def _known_games(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFrame:
