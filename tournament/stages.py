@@ -18,7 +18,9 @@ returns None. So each stage is a pure function of the recorded results of the st
 plays only what each stage still misses, which puts the run exactly where an uninterrupted one
 would be (the same games, ids and seeds). A schedule must therefore depend on nothing but
 ``results`` and its own settings (not on timing, workers or the order games finished in: the
-rows come sorted by game id).
+rows come sorted by game id). ``results.games`` and ``results.results`` are made when first read;
+``results.since(k)`` holds only the ``results`` rows of stages ``k`` on, for a schedule that keeps
+its own count of the stages before (a Swiss: tournament/events/swiss.py ``SwissCount``).
 
 A stage may also carry the bots its games are played by (``Stage``: ``config.bots``' entries with
 other parameters, the same names in the same order) and columns of the ``games`` table that hold
@@ -60,6 +62,35 @@ class Results:
     stages: list[list[GameSpec]]
     games: pa.Table
     results: pa.Table
+
+    def since(self, first: int) -> pa.Table:
+        """The ``results`` rows of the games of the stages from ``first`` on only: what a schedule
+        that keeps its own count of the stages before reads (a Swiss, tournament/events/swiss.py)."""
+        return self.results.filter(pc.is_in(self.results["game_id"], _ids(self.stages[first:])))
+
+
+class _RecordedResults(Results):
+    """``Results`` of a driver's ``Recorded``, whose tables are made when first read: a schedule
+    that reads only its newest stages (``since``) never pays for the whole run's rows."""
+
+    def __init__(self, stages: list[list[GameSpec]], recorded: Recorded):
+        self.stages, self._recorded, self._tables = stages, recorded, None
+
+    @property
+    def games(self) -> pa.Table:
+        return self._all()["games"]
+
+    @property
+    def results(self) -> pa.Table:
+        return self._all()["results"]
+
+    def since(self, first: int) -> pa.Table:
+        return self._recorded.rows(self.stages[first:])["results"]
+
+    def _all(self) -> dict[str, pa.Table]:
+        if self._tables is None:
+            self._tables = self._recorded.rows(self.stages)
+        return self._tables
 
 
 @dataclass(frozen=True)
@@ -135,24 +166,33 @@ class Recorded:
             self.later[name].append(tables[name].select(cols))
 
     def results(self, stages: list[list[GameSpec]]) -> Results:
-        """The records of the games of ``stages``, every one of which is recorded."""
-        if self.tables is None:  # what the run held before this driver (a resume): read once
+        """The records of the games of ``stages``, every one of which is recorded (read when a
+        schedule first asks for them)."""
+        if self.tables is None:  # what the run held before this driver (a resume): read once, first
             held = has_records(self.run_dir)
             self.tables = {name: [read_table(self.run_dir, name, cols)] if held else []
                            for name, cols in RECEIPT_COLUMNS.items()}
-        ids = pa.array([g.game_id for stage in stages for g in stage], pa.string())
+        return _RecordedResults([list(s) for s in stages], self)
+
+    def rows(self, stages: list[list[GameSpec]]) -> dict[str, pa.Table]:
+        """The ``games`` and ``results`` rows of the games of ``stages``, sorted by game id (and seat)."""
+        ids = _ids(stages)
         out = {}
         for name, cols in RECEIPT_COLUMNS.items():
             parts = self.tables[name] + self.later[name]
-            every = pa.concat_tables(parts) if parts else _empty(name)
+            every = pa.concat_tables(parts).combine_chunks() if parts else _empty(name)  # one chunk: a quick filter
             self.tables[name], self.later[name] = [every], []
             table = every.filter(pc.is_in(every["game_id"], ids))
             keys = [("game_id", "ascending")] + ([("seat", "ascending")] if name == "results" else [])
             out[name] = table.sort_by(keys)
         if out["games"].num_rows != len(ids):  # the driver plays each stage to its end first
-            raise RuntimeError(f"{out['games'].num_rows} of the {len(ids)} games of the stages so far "
+            raise RuntimeError(f"{out['games'].num_rows} of the {len(ids)} games of the stages asked for "
                                "are recorded")
-        return Results([list(s) for s in stages], out["games"], out["results"])
+        return out
+
+
+def _ids(stages: list[list[GameSpec]]) -> pa.Array:
+    return pa.array([g.game_id for stage in stages for g in stage], pa.string())
 
 
 def _empty(name: str) -> pa.Table:

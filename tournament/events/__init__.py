@@ -8,7 +8,8 @@
 - ``swiss`` (swiss.py): ``rounds`` rounds, each paired from the results of the rounds before it.
 - ``knockout`` (knockout.py): a seeded bracket, a round a stage.
 
-Swiss and knockout share ``pairings.py``: the games of one pairing, the pairings played so far.
+Swiss and knockout share ``pairings.py``: the games of one pairing, the pairings played so far
+(the Swiss reads only the rounds since its last pairing: ``SwissCount`` keeps the rest).
 
 A Swiss or knockout round is a stage; its games carry an ``EventPlace`` (round, pairing, byes:
 the records' ``event_round``, ``pairing``, ``event_byes``), so the standings rebuild from the

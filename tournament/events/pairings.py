@@ -23,11 +23,13 @@ def pairing_games(prefix: str, members: tuple[int, ...], place: EventPlace, tabl
     return out
 
 
-def played_pairings(results: Results) -> tuple[list[Pairing], dict[int, tuple[str, ...]]]:
-    """The pairings of the rounds played so far (analysis/events.py) and each round's byes."""
-    place = {g.game_id: g.event for stage in results.stages for g in stage}
-    r = results.results
+def played_pairings(results: Results, first: int = 0) -> tuple[list[Pairing], dict[int, tuple[str, ...]]]:
+    """The pairings of the rounds played so far (analysis/events.py) and each round's byes; with
+    ``first``, of the rounds from stage ``first`` on only (the rows of the others are not read)."""
+    stages = results.stages[first:]
+    place = {g.game_id: g.event for stage in stages for g in stage}
+    r = results.since(first)
     rows = ((place[gid].round, place[gid].pairing, gid, seat, bot, score, rank) for gid, seat, bot, score, rank in
             zip(*(r.column(c).to_pylist() for c in ("game_id", "seat", "bot", "score", "rank"))))
-    byes = {stage[0].event.round: stage[0].event.byes for stage in results.stages}
+    byes = {stage[0].event.round: stage[0].event.byes for stage in stages}
     return pairings_of(rows), byes

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import itertools
 
-from analysis.events import swiss_points
-
 from ..scheduler import SERIES_GAMES, EventPlace, GameSpec, arrangements
 from ..stages import Results
 from .pairings import pairing_games, played_pairings
@@ -46,21 +44,16 @@ class SwissSchedule:
         self.per_pairing = config.deals * len(arrangements(k, config.seats)) * (
             SERIES_GAMES if config.match == "series" else 1)
         self.total = config.rounds * (n // k) * self.per_pairing
+        self.count = SwissCount(self.names)
 
     def next_games(self, results: Results) -> list[GameSpec] | None:
         done = len(results.stages)
         if done == self.config.rounds:
             return None
-        pairings, byes = played_pairings(results)
-        index = {name: i for i, name in enumerate(self.names)}
-        points = swiss_points(self.names, pairings, byes)
-        met = {frozenset((index[a], index[b])) for p in pairings for a, b in itertools.combinations(p.bots, 2)}
-        had = [0] * len(self.names)
-        for names in byes.values():
-            for b in names:
-                had[index[b]] += 1
-        order = sorted(range(len(self.names)), key=lambda i: (-points[self.names[i]], i))
-        tables, out = swiss_round(order, [points[n] for n in self.names], met, had, self.config.players)
+        self.count.read(results)
+        points = self.count.points()
+        order = sorted(range(len(self.names)), key=lambda i: (-points[i], i))
+        tables, out = swiss_round(order, points, self.count.met, self.count.byes, self.config.players)
         rnd, c = done + 1, self.config
         place_byes = tuple(self.names[i] for i in out)
         deals = list(range((rnd - 1) * c.deals, rnd * c.deals))
@@ -69,6 +62,48 @@ class SwissSchedule:
             games += pairing_games(f"r{rnd:03d}-p{p:03d}", members, EventPlace(rnd, p, place_byes),
                                    (rnd - 1) * len(tables) + p - 1, deals, c.seed, c.seats, c.match == "series")
         return games
+
+
+class SwissCount:
+    """What a Swiss round is paired from, kept round by round: each bot's points, the byes it has
+    had and the pairs of bots that have met. ``read`` adds only the rounds played since it last
+    read (the schedule is asked with the stages so far, one more each time), so pairing a round
+    costs the same after 1,000 rounds as after one. The points are the floats of
+    ``analysis.events.swiss_points`` (the table's): each bot's round points added in round order,
+    then a point a bye, one at a time."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        self.index = {name: i for i, name in enumerate(names)}
+        self.rounds = 0  # the stages read
+        self.round_points = [0.0] * len(names)  # the sum of each bot's round points at a table
+        self.byes = [0] * len(names)
+        self.met: set[frozenset] = set()
+
+    def read(self, results: Results) -> None:
+        """Add the rounds of ``results`` not read yet (all of them, counted afresh, when it holds
+        fewer rounds than were read: another run's)."""
+        if len(results.stages) < self.rounds:
+            self.__init__(self.names)
+        pairings, byes = played_pairings(results, self.rounds)
+        index = self.index
+        for p in pairings:
+            for b in p.bots:
+                self.round_points[index[b]] += p.points(b)
+            self.met.update(frozenset((index[a], index[b])) for a, b in itertools.combinations(p.bots, 2))
+        for names in byes.values():
+            for b in names:
+                self.byes[index[b]] += 1
+        self.rounds = len(results.stages)
+
+    def points(self) -> list[float]:
+        """Each bot's points (in ``names``' order)."""
+        out = []
+        for total, byes in zip(self.round_points, self.byes):
+            for _ in range(byes):  # as swiss_points adds them: the same float, at 4 players too (thirds)
+                total += 1.0
+            out.append(total)
+        return out
 
 
 def swiss_round(order: list[int], points: list[float], met: set[frozenset], byes_had: list[int],
