@@ -256,12 +256,25 @@ def _print_event(console: Console, run_dir: Path) -> None:
 
     from .event_table import print_event
 
+    from kinds.league import finished_pairings
+
     try:
         records = read_records(run_dir)
     except (ValueError, OSError) as exc:  # the standings above said what they could
         console.print(f"the event's table cannot be read: {exc}", soft_wrap=True)
         return
-    print_event(console, event_standings(run_dir, records["results"], records["games"]))
+    results, unfinished = finished_pairings(run_dir, records)  # as the finished event's table counts
+    print_event(console, event_standings(run_dir, results, records["games"]))
+    if unfinished:
+        games = sum(u[2] for u in unfinished)
+        which = ", ".join(f"round {r} pairing {p}: {n} of {size} games" for r, p, n, size in unfinished[:4])
+        console.print(f"the event's table leaves out {_counted(games, 'game')} of "
+                      f"{_counted(len(unfinished), 'unfinished pairing')} ({which}{', ...' if len(unfinished) > 4 else ''}"
+                      "): a pairing counts once all its games are recorded", soft_wrap=True)
+
+
+def _counted(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
 
 
 def _standings_table(standings: list[BotStanding]) -> Table:

@@ -33,6 +33,34 @@ def standings_detail(run_dir: Path) -> dict[str, Any]:
     return {"standings": [s.as_dict() for s in standings], "failures": dict(tally.failures)}
 
 
+def finished_pairings(run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
+    """An event's ``results`` rows (``records``: a run's frames, analysis.records) of its whole
+    pairings only, and the unfinished pairings left out, ``(round, pairing, games recorded, games
+    of a whole pairing)``: a Swiss table or a knockout match counts in the event's table once all
+    its games are recorded, as in the finished event's (a round's byes count once it is paired).
+    The rows as they are for a round-robin, a gauntlet (not paired), or when the saved config
+    cannot be read."""
+    import polars as pl
+
+    from tournament.events import pairing_size
+
+    config = saved_config(run_dir)
+    games, results = records["games"], records["results"]
+    if config is None or config.format == "round-robin" or "event_round" not in games.columns:
+        return results, []
+    size = pairing_size(config)
+    if size is None:
+        return results, []
+    keys = ["run_id", "event_round", "pairing"]
+    paired = games.filter(pl.col("event_round").is_not_null())
+    short = paired.group_by(keys).agg(pl.len().alias("games")).filter(pl.col("games") < size).sort(keys)
+    if short.is_empty():
+        return results, []
+    left_out = paired.join(short, on=keys).select("run_id", "game_id")
+    return (results.join(left_out, on=["run_id", "game_id"], how="anti"),
+            [(r, p, n, size) for _, r, p, n in short.iter_rows()])
+
+
 class LeagueKind(RunKind):
     name, label, article = "league", "league", "a league"
 

@@ -31,3 +31,11 @@ def event_schedule(config):
     if config.format not in makers:
         raise ValueError(f"format {config.format!r} is not an event (events: {', '.join(makers)})")
     return makers[config.format](config)
+
+
+def pairing_size(config) -> int | None:
+    """The games of one whole pairing of an event config (a Swiss table's, a knockout match's), or
+    None for a gauntlet (its tables are not paired: each game counts as it comes)."""
+    if config.format == "gauntlet":
+        return None
+    return event_schedule(config).per_pairing

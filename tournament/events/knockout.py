@@ -27,8 +27,8 @@ class KnockoutSchedule:
         self.config = config
         self.names = [b.name for b in config.bots]
         self.series = config.match == "series"
-        self.per_match = 2 * config.pairs_per_match  # games: two per pair, or per series
-        self.total = (len(self.names) - 1) * self.per_match
+        self.per_pairing = 2 * config.pairs_per_match  # a match's games: two per pair, or per series
+        self.total = (len(self.names) - 1) * self.per_pairing
 
     def next_games(self, results: Results) -> list[GameSpec] | None:
         pairings, _ = played_pairings(results)
