@@ -24,7 +24,6 @@ The settings and their check are kinds/train_config.py's.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -36,8 +35,8 @@ from bots.spec import format_bot_spec, parse_bot_spec
 from learn.data import read_positions, write_shards
 from learn.model import ValueNet, held_out_mask, train
 from records.folder import new_run_id, run_id_of, save_run_id
-from records.names import (CURVE_FILE, LINEAGE_FILE, POSITIONS_DONE, REPORT_FILES, RUN_FILE, TRAIN_FILE,
-                           TRAIN_MLFLOW_FILE)
+from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
+                           RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE)
 from records.parts import has_records
 from records.store import RunStore
 from tournament.config import ConfigError, parse_config, read_stored_yaml
@@ -105,10 +104,12 @@ def current_model(lineage: list[dict]) -> str:
     return [r for r in lineage if r["accepted"]][-1]["model"]
 
 
-def _ref(root: Path, path: Path) -> str:
-    """How the lineage keeps a file of the run: relative to the run's folder, so a run moved to
-    another folder (and resumed with --out NEW) finds its models and positions."""
-    return path.relative_to(root).as_posix()
+def _ref(root: Path, folder: Path, name: str | None = None) -> str:
+    """How the lineage keeps a folder of the run, or a file ``name`` in it: relative to the run's
+    folder, so a run moved to another folder (and resumed with --out NEW) finds its models and
+    positions."""
+    ref = folder.relative_to(root).as_posix()
+    return ref if name is None else f"{ref}/{name}"
 
 
 def _at(root: Path, ref: str) -> str:
@@ -158,11 +159,10 @@ def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
         return {**record, "model": c.start_model, "data": None}
     data = gen / "data"
     _positions([Path(r) for r in c.start_records], data)
-    model = gen / "model.azv"
-    metrics = _fit(c, [data], None, model, 0)
+    metrics = _fit(c, [data], None, RunStore(gen), MODEL_FILE, 0)
     log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
         f"held-out loss {metrics['held_out_loss']:.4f}")
-    return {**record, "model": _ref(root, model), "data": _ref(root, data), **metrics}
+    return {**record, "model": _ref(root, gen, MODEL_FILE), "data": _ref(root, data), **metrics}
 
 
 def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) -> dict:
@@ -189,10 +189,10 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
     _positions([gen / "selfplay"], data)
     # 3. training on the window
     window = [Path(_at(root, r["data"])) for r in lineage if r.get("data")][-(c.window - 1):] if c.window > 1 else []
-    candidate = gen / "candidate.azv"
-    metrics = _fit(c, [*window, data], current, candidate, g, parent)
+    candidate = RunStore(gen).where(CANDIDATE_FILE)
+    metrics = _fit(c, [*window, data], current, RunStore(gen), CANDIDATE_FILE, g, parent)
     # 4. the gate
-    settings = SprtSettings(new=spec(str(candidate), c.iterations), base=bot, elo0=c.elo0, elo1=c.elo1,
+    settings = SprtSettings(new=spec(candidate, c.iterations), base=bot, elo0=c.elo0, elo1=c.elo1,
                             max_pairs=c.max_pairs, variant=c.variant, seed=c.seed * 1000 + g, name="gate",
                             names=(f"gen{g}-candidate", f"gen{g}-current"),
                             out=str(gen), workers=c.workers, address=c.address, mlflow=False)
@@ -204,7 +204,7 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
     log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
         f"gate {r['verdict']} after {r['pairs']} pairs (elo {_fmt(r['elo'])}): "
         f"{'accepted' if accepted else 'not accepted'}")
-    return {"generation": g, "model": _ref(root, candidate), "accepted": accepted, "data": _ref(root, data),
+    return {"generation": g, "model": _ref(root, gen, CANDIDATE_FILE), "accepted": accepted, "data": _ref(root, data),
             "parent": parent, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
             "gate": {k: r[k] for k in ("verdict", "pairs", "llr", "elo", "elo_low", "elo_high")}, **metrics}
 
@@ -225,12 +225,12 @@ def _positions(runs: list[Path], data: Path) -> None:
         store.write_text(POSITIONS_DONE, f"{count}\n")
 
 
-def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int,
+def _fit(c: TrainConfig, data: list[Path], start: str | None, store: RunStore, name: str, g: int,
          parent: str | None = None) -> dict:
-    """Train a model on the positions of ``data`` (from ``start``'s weights) and write it to ``out``;
-    a model already there is read back (its metrics are in its header)."""
-    if out.exists():
-        return ValueNet.load(out).meta["metrics"]
+    """Train a model on the positions of ``data`` (from ``start``'s weights) and write it as
+    ``name`` in ``store``; a model already there is read back (its metrics are in its header)."""
+    if store.exists(name):
+        return ValueNet.from_bytes(store.read_bytes(name), store.where(name)).meta["metrics"]
     x, y, games = read_positions(data, c.players, c.target)
     held = held_out_mask(games)
     base = None
@@ -248,9 +248,7 @@ def _fit(c: TrainConfig, data: list[Path], start: str | None, out: Path, g: int,
     net.meta = {"generation": g, "parent": parent, "data": [str(d) for d in data], "seed": c.seed * 1000 + g,
                 "hidden": list(c.hidden), "target": c.target, "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
                 "loss_curve": {"train": history.train, "held_out": history.held_out}}
-    tmp = out.with_suffix(".tmp")
-    net.save(tmp)
-    os.replace(tmp, out)
+    store.write_bytes(name, net.to_bytes())
     return metrics
 
 

@@ -3,7 +3,7 @@ deal; the game not over) and each seat, the position as that seat sees it and th
 for that seat, written as Parquet shards (docs/train.md lists the columns).
 
     from learn.data import write_shards, read_positions
-    write_shards(["runs/gen0"], "data/gen0")              # data/gen0/positions-00000.parquet, ...
+    write_shards(["runs/gen0"], "data/gen0")              # data/gen0/positions-00000.parquet, ... (a RunStore's)
     x, y = read_positions("data/gen0", players=2)         # float32 arrays for the trainer
 
 The positions come from the project's replay (``tournament.replay.walk_games``) and the one
@@ -21,12 +21,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from engine import GameState
+from records.names import SHARD_PREFIX, SHARD_SUFFIX
+from records.store import RunStore
 from engine.rl import observation
 from engine.rules import ranks
 from tournament.replay import walk_games
 
 SHARD_ROWS = 20_000  # positions per Parquet shard
-SHARD_GLOB = "positions-*.parquet"
 
 SCHEMA = pa.schema([
     ("game_id", pa.string()),     # the recorded game
@@ -98,11 +99,10 @@ def positions(run_dirs: Iterable[str | Path]) -> Iterator[tuple[str, Position]]:
 
 
 def write_shards(run_dirs: Iterable[str | Path], out_dir: str | Path, rows: int = SHARD_ROWS) -> int:
-    """Write the positions of the runs to ``out_dir`` as Parquet shards of ``rows``; return how many."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob(SHARD_GLOB):
-        old.unlink()
+    """Write the positions of the runs to ``out_dir`` (through its ``RunStore``) as Parquet shards
+    of ``rows``; return how many."""
+    out = RunStore(out_dir)
+    out.remove(*out.names(SHARD_PREFIX, SHARD_SUFFIX))
     batch: list[tuple[str, Position]] = []
     total = shard = 0
 
@@ -116,9 +116,9 @@ def write_shards(run_dirs: Iterable[str | Path], out_dir: str | Path, rows: int 
                 "features": [p.features for _, p in batch], "margin": [p.margin for _, p in batch],
                 "result": [p.result for _, p in batch], "outcome": [p.outcome for _, p in batch]}
         table = pa.table({k: pa.array(v, SCHEMA.field(k).type) for k, v in cols.items()}, schema=SCHEMA)
-        tmp = out / f".positions-{shard:05d}.parquet.tmp"
-        pq.write_table(table, tmp)
-        tmp.replace(out / f"positions-{shard:05d}.parquet")
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        out.write_bytes(f"{SHARD_PREFIX}{shard:05d}{SHARD_SUFFIX}", sink.getvalue().to_pybytes())
         shard += 1
         batch.clear()
 
@@ -142,13 +142,14 @@ def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     dirs = [data_dirs] if isinstance(data_dirs, (str, Path)) else list(data_dirs)
-    missing = [str(d) for d in dirs if not Path(d).is_dir()]
+    stores = [RunStore(d) for d in dirs]
+    missing = [str(s) for s in stores if not s.is_there()]
     if missing:  # a window with a folder gone would train on less than it says, without a word
         raise ValueError(f"no position folder {missing[0]}: moved or deleted")
-    files = [f for d in dirs for f in sorted(Path(d).glob(SHARD_GLOB))]
-    if not files:
-        raise ValueError(f"no position shards ({SHARD_GLOB}) in {', '.join(map(str, dirs))}")
-    table = pa.concat_tables([pq.read_table(f) for f in files])
+    shards = [(s, name) for s in stores for name in s.names(SHARD_PREFIX, SHARD_SUFFIX)]
+    if not shards:
+        raise ValueError(f"no position shards ({SHARD_PREFIX}*{SHARD_SUFFIX}) in {', '.join(map(str, dirs))}")
+    table = pa.concat_tables([pq.read_table(pa.BufferReader(s.read_bytes(name))) for s, name in shards])
     table = table.filter(pa.compute.equal(table.column("players"), players))
     flat = table.column("features").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     x = np.asarray(flat, np.float32).reshape(table.num_rows, -1 if table.num_rows else 0)

@@ -92,10 +92,15 @@ def replace_text(path: Path, text: str) -> None:
     """Write ``text`` at ``path`` under a temporary name, then rename it there: a reader (or a
     kill) finds the old file or the new one, never half of one. The run folder's small files
     (run.json, config.yaml, sprt.yaml, study.json, tune.json, standings...) are written so."""
+    replace_bytes(path, text.encode("utf-8"))
+
+
+def replace_bytes(path: Path, data: bytes) -> None:
+    """``replace_text`` of bytes (a model, a shard of positions)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -33,8 +33,12 @@ LINEAGE_FILE = "lineage.json"  # its generations
 CURVE_FILE = "curve.png"  # its losses and gate Elo by generation
 TRAIN_MLFLOW_FILE = "mlflow_run_id"  # its MLflow run id
 POSITIONS_DONE = "DONE"  # in a generation's data/: its positions are all written (their count)
+SHARD_PREFIX, SHARD_SUFFIX = "positions-", ".parquet"  # a data/ folder's shards: positions-00000.parquet...
+MODEL_FILE = "model.azv"  # generation 0's model, fit on the start records
+CANDIDATE_FILE = "candidate.azv"  # a later generation's model, before its gate
 
 # every name above, for the layout check
 RUN_FOLDER_FILES = (CONFIG_FILE, RUN_FILE, LOCK_FILE, QUARANTINE, STANDINGS_CSV, STANDINGS_JSON, MLFLOW_RUN_FILE,
                     *REPORT_FILES, SPRT_FILE, STUDY_FILE, TUNE_FILE, TUNE_RESULT, TUNE_FIGURE, TRAIN_FILE,
-                    LINEAGE_FILE, CURVE_FILE, TRAIN_MLFLOW_FILE, POSITIONS_DONE)
+                    LINEAGE_FILE, CURVE_FILE, TRAIN_MLFLOW_FILE, POSITIONS_DONE, SHARD_PREFIX, MODEL_FILE,
+                    CANDIDATE_FILE)

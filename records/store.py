@@ -12,6 +12,7 @@ store without rename (object storage) plugs in behind the same methods.
     store = RunStore("runs/quick")
     store.read_text(CONFIG_FILE)          # FileNotFoundError when it is not there
     store.write_text(STANDINGS_JSON, text)
+    store.write_bytes("model.azv", data)  # bytes too (models, shards of positions)
     store.sub("gen-001/selfplay")         # a run nested in this one
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .folder import replace_text
+from .folder import replace_bytes
 from .parts import committed_parts, parquet_files
 
 
@@ -53,8 +54,28 @@ class RunStore:
 
     def write_text(self, name: str, text: str) -> None:
         """Write the file whole: the old one or the new one is there at every moment."""
+        self.write_bytes(name, text.encode("utf-8"))
+
+    def read_bytes(self, name: str) -> bytes:
+        """The file's bytes; ``FileNotFoundError`` when it is not there."""
+        return (self.root / name).read_bytes()
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        """Write the file whole (a model, a shard of positions), as ``write_text``."""
         self.root.mkdir(parents=True, exist_ok=True)
-        replace_text(self.root / name, text)
+        replace_bytes(self.root / name, data)
+
+    def is_there(self) -> bool:
+        """Whether the run (or folder) is there at all."""
+        return self.root.is_dir()
+
+    def names(self, prefix: str, suffix: str) -> list[str]:
+        """The names of its files that start with ``prefix`` and end with ``suffix``, sorted
+        (a generation's shards of positions)."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir()
+                      if p.name.startswith(prefix) and p.name.endswith(suffix) and p.is_file())
 
     def remove(self, *names: str) -> None:
         """Remove these files or folders (those not there are skipped)."""

@@ -39,10 +39,10 @@ def test_a_tiny_train_runs_resumes_and_logs(tmp_path, monkeypatch):
     path = _config(tmp_path, tmp_path / "r")
     fit = train_module._fit
 
-    def killed_in_generation_two(c, data, start, out, g, parent=None):
+    def killed_in_generation_two(c, data, start, store, name, g, parent=None):
         if g == 2:
             raise KeyboardInterrupt
-        return fit(c, data, start, out, g, parent)
+        return fit(c, data, start, store, name, g, parent)
 
     monkeypatch.setattr(train_module, "_fit", killed_in_generation_two)
     with pytest.raises(KeyboardInterrupt):
