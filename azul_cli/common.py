@@ -221,7 +221,7 @@ def print_referee(out: Console, league) -> None:
     which one and why (the compiled loop plays the others many times faster)."""
     from tournament.fastloop import why_python_referee
 
-    reasons = why_python_referee(league.to_dict())
+    reasons = why_python_referee(league)
     if reasons:
         out.print("the Python referee plays these games (the compiled loop cannot):", soft_wrap=True,
                   markup=False)

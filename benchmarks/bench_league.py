@@ -90,7 +90,7 @@ def driver_section(out: Path, games: int, repeats: int) -> float:
     scheduling, accepting, the tally and the Parquet parts. Returns the driver's games/s."""
     import tournament.runner as runner
     from tournament.backends import SerialBackend, play_batch
-    from tournament.scheduler import games_of, schedule
+    from tournament.scheduler import games_of, league_games
 
     batch = 2000
     worker = {"games": 0, "seconds": 0.0}
@@ -98,8 +98,7 @@ def driver_section(out: Path, games: int, repeats: int) -> float:
     class Replayed(SerialBackend):  # the batches, played before the driver's clock starts
         def __init__(self, config, run_id):
             super().__init__(config, run_id)
-            specs = list(schedule(len(config["bots"]), config["players"], config["deals"], config["seats"],
-                                  config["seed"], config["match"], config["self_play"]))
+            specs = list(league_games(config))
             self.ready = {}
             for i in range(0, len(specs), batch):
                 t0 = time.perf_counter()

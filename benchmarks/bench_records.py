@@ -37,7 +37,7 @@ def greedy_batches(games: int) -> list[dict[str, pa.Table]]:
     config = parse_config({"name": "bench", "players": 2, "deals": games // 2, "seed": 1, "out": "unused",
                            "mlflow": {"enabled": False}, "ray": {"workers": 0},
                            "bots": [{"name": "greedy-a", "type": "greedy", "seed": 1},
-                                    {"name": "greedy-b", "type": "greedy", "seed": 2}]}).to_dict()
+                                    {"name": "greedy-b", "type": "greedy", "seed": 2}]})
     plan = compiled_plan(config)
     specs = list(league_games(config))[:games]
     return [play_compiled(plan, specs[i:i + BATCH], "bench-run") for i in range(0, len(specs), BATCH)]

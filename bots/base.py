@@ -64,9 +64,9 @@ class Bot:
         return None
 
     def reseed(self, seed: int) -> None:
-        """Play the next game as if built with ``seed``: the compiled league loop builds a bot it
-        asks in Python once per worker and reuses it across games (tournament/fastloop.py), with
-        ``reseed`` then ``reset`` before each. The default sets ``seed`` and ``rng``; a bot that
+        """Play the next game as if built with ``seed``: a league builds each bot once per worker
+        and reuses it across games (tournament/fastloop.py, tournament/game.py), with ``reseed``
+        then ``reset`` before each. The default sets ``seed`` and ``rng``; a bot that
         derives more from its seed when it is built overrides it."""
         self.seed = seed
         self.rng = random.Random(seed)

@@ -172,6 +172,10 @@ class Intervened(Bot):
         self.base.reset()
         self._moved = set()
 
+    def reseed(self, seed: int) -> None:
+        super().reseed(seed)
+        self.base.reseed(seed)
+
     def close(self) -> None:
         close = getattr(self.base, "close", None)
         if callable(close):

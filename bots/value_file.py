@@ -14,6 +14,7 @@ observation of a round's end from the valued seat), then ``w0 b0 w1 b1 ...``, ea
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 from pathlib import Path
@@ -33,24 +34,66 @@ def shipped_models() -> list[str]:
     return sorted(p.stem for p in MODELS.glob("*" + SUFFIX))
 
 
+# Models in this process, by content: each read (and checked) once. ``_BY_HASH``: sha256 -> bytes;
+# ``_READ``: a file as read (its path, time and size) -> its hash; ``_PROVIDED``: a name or path as
+# a bot's spec gives it -> the hash of the bytes a league's driver resolved it to (a worker reads
+# those, never a file of its own machine: ``provide_models``).
+_BY_HASH: dict[str, bytes] = {}
+_READ: dict[tuple[str, int, int], str] = {}
+_PROVIDED: dict[str, str] = {}
+
+
 def model_bytes(name_or_path: str) -> bytes:
-    """The bytes of a shipped model (by name) or of a model file (by path), checked."""
+    """The bytes of a shipped model (by name) or of a model file (by path), checked; read once per
+    process and file version (a file rewritten since is read again), or as the driver handed them
+    over (``provide_models``)."""
+    if name_or_path in _PROVIDED:
+        return _BY_HASH[_PROVIDED[name_or_path]]
     path = MODELS / (name_or_path + SUFFIX)
     if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not path.is_file():
         path = Path(name_or_path)
     if not path.is_file():
         raise ValueError(f"mcts: model {name_or_path!r} is neither a shipped model "
                          f"({', '.join(shipped_models()) or 'none'}) nor a file")
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        data = _read_checked(path, stat.st_size)
+        digest = hashlib.sha256(data).hexdigest()
+        _BY_HASH.setdefault(digest, data)
+        _READ[key] = digest
+    return _BY_HASH[_READ[key]]
+
+
+def _read_checked(path: Path, size: int) -> bytes:
     with path.open("rb") as f:  # the magic bytes and the size before the whole file is read
         if f.read(len(MAGIC)) != MAGIC:
             raise ValueError(f"{path}: not a value network file (azul-value/1 starts with {MAGIC!r})")
-    size = path.stat().st_size
     if size > MAX_BYTES:
         raise ValueError(f"{path}: {size:,} bytes, more than a model of layers at most {MAX_WIDTH} wide can "
                          f"hold ({MAX_BYTES:,})")
     data = path.read_bytes()
     read_model(data, str(path))
     return data
+
+
+def resolve_models(names) -> dict[str, bytes]:
+    """The bytes of each model ``names`` gives (as bots' specs name them), read here once: what a
+    league's driver hands its workers (``provide_models``)."""
+    return {name: model_bytes(name) for name in sorted(set(names))}
+
+
+def provide_models(models: dict[str, bytes]) -> None:
+    """Make ``models`` (``resolve_models``'s, from the driver) the ones this process's bots read
+    under those names: a worker on another machine, or in another folder, reads no file for them."""
+    for name, digest in model_digests(models):
+        _BY_HASH.setdefault(digest, models[name])
+        _PROVIDED[name] = digest
+
+
+def model_digests(models: dict[str, bytes]) -> tuple[tuple[str, str], ...]:
+    """Each model's name and the sha256 of its bytes, by name."""
+    return tuple((name, hashlib.sha256(models[name]).hexdigest()) for name in sorted(models))
 
 
 def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.ndarray]]:

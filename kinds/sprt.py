@@ -192,7 +192,7 @@ class SprtSchedule:
     order (deal d: games ``t000-d<d>-a00`` and ``-a01``), until the test decides or ``max_pairs``."""
 
     def __init__(self, league: LeagueConfig, settings: dict, progress, start: float):
-        self.cfg, self.s, self.progress, self.start = league.to_dict(), settings, progress, start
+        self.league, self.s, self.progress, self.start = league, settings, progress, start
         self.total = 2 * settings["max_pairs"]
         self.lower, self.upper = sprt.bounds(settings["alpha"], settings["beta"])
 
@@ -201,7 +201,7 @@ class SprtSchedule:
         if asked and self.decide(results).verdict != "undecided":
             return None
         n = min(max(STAGE_PAIRS, asked // STAGE_GROWTH), self.s["max_pairs"] - asked)
-        return list(league_games(self.cfg, Slice(2 * asked, 2 * (asked + n)))) if n > 0 else None
+        return list(league_games(self.league, Slice(2 * asked, 2 * (asked + n)))) if n > 0 else None
 
     def decide(self, results: Results) -> sprt.Decision:
         """The decision on the pairs of ``results``, in deal order (and the progress line's report)."""

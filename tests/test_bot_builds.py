@@ -7,7 +7,7 @@ from __future__ import annotations
 import bots.mcts as mcts
 from bots import make_bot
 from engine import new_game
-from test_league_support import league
+from test_league_support import league, ray_address  # noqa: F401 - a fixture
 from tournament.config import parse_config
 from tournament.runner import run_league
 
@@ -51,3 +51,72 @@ def test_a_reseeded_bot_plays_as_one_built_with_that_seed():
     greedy = make_bot("greedy", seed=3)
     greedy.reseed(5)
     assert greedy.rng.random() == make_bot("greedy", seed=5).rng.random()
+
+
+def _model_copy(tmp_path):
+    """A model file of the run's own (the shipped 2-player model's bytes, under a path)."""
+    from bots.value_file import MODELS
+
+    path = tmp_path / "models" / "mine.azv"
+    path.parent.mkdir(parents=True)
+    path.write_bytes((MODELS / "value-2p.azv").read_bytes())
+    return path
+
+
+def test_workers_play_with_the_drivers_model_bytes_not_a_file_of_their_own(tmp_path, ray_address):
+    """The driver reads a bot's model once and hands its bytes to the Ray workers with the config:
+    the file removed once play starts (before any worker built a bot), the league plays on, the
+    same games as a league whose workers could read it."""
+    import polars as pl
+
+    from tournament import read_table
+
+    path = _model_copy(tmp_path)
+    bots = [{"name": "value", "type": "mcts", "seed": 1,
+             "params": {"evaluator": "value", "iterations": 4, "model": str(path)}}, "greedy"]
+
+    def removed(progress):
+        if path.exists():
+            path.unlink()
+
+    ray = parse_config(league(tmp_path / "ray", bots, deals=3, ray={"workers": 2}, batch_games=2))
+    summary = run_league(ray, progress=removed)
+    assert not path.exists() and summary.complete and summary.recorded == 6
+    assert summary.failures == {} or not any(summary.failures.values()), summary.failures
+    again = _model_copy(tmp_path / "again")  # the same bytes under another path: the same games
+    serial = run_league(parse_config(league(tmp_path / "serial", [{**bots[0], "params": {
+        **bots[0]["params"], "model": str(again)}}, "greedy"], deals=3)))
+    assert serial.complete
+
+    def moves(run_dir):
+        return pl.from_arrow(read_table(run_dir, "moves")).sort("game_id", "ply")["move"].to_list()
+    assert moves(summary.run_dir) == moves(serial.run_dir)
+
+
+def test_the_referee_builds_each_bot_and_reads_its_model_once_per_worker(tmp_path, monkeypatch):
+    """Games the Python referee plays (here: all, by ``python_referee``) reuse each bot as the
+    compiled loop does: builds and model reads do not grow with the games."""
+    counts = {"builds": 0, "reads": 0}
+    init, read = mcts.MCTSBot.__init__, mcts.model_bytes
+
+    def counting_init(self, *args, **kwargs):
+        counts["builds"] += 1
+        init(self, *args, **kwargs)
+
+    def counting_read(name):
+        counts["reads"] += 1
+        return read(name)
+
+    monkeypatch.setattr(mcts.MCTSBot, "__init__", counting_init)
+    monkeypatch.setattr(mcts, "model_bytes", counting_read)
+    path = _model_copy(tmp_path)
+    bots = [{"name": "value", "type": "mcts", "seed": 1,
+             "params": {"evaluator": "value", "iterations": 3, "model": str(path)}}, {"type": "greedy", "seed": 2}]
+    seen = []
+    for deals in (3, 12):
+        counts.update(builds=0, reads=0)
+        config = parse_config(league(tmp_path, bots, name=f"d{deals}", deals=deals, python_referee=True))
+        summary = run_league(config)
+        assert summary.recorded == 2 * deals and summary.referee == "python"
+        seen.append(dict(counts))
+    assert seen[0] == seen[1] and seen[1]["builds"] <= 4, seen

@@ -92,7 +92,7 @@ def test_a_spec_and_a_config_are_checked_when_read(tmp_path):
 def test_a_config_bot_may_be_a_spec_string():
     config = parse_config({"bots": ["greedy", "mcts:iterations=20,exploration=1"]})
     assert config.bots[1].type == "mcts" and config.bots[1].params == {"iterations": 20, "exploration": 1}
-    seats = league_seats(config.to_dict())
+    seats = league_seats(config)
     bot = seats[1].make(5)
     assert (bot.iterations, bot.exploration, type(bot.exploration)) == (20, 1.0, float)
 

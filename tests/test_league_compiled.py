@@ -47,7 +47,7 @@ def both(tmp_path_factory):
             tmp = tmp_path_factory.mktemp(f"l{i}{python}")
             config = parse_config(league(tmp, BOTS, name="c", seed=17, flush_seconds=0, python_referee=python,
                                          **fields))
-            assert (compiled_plan(config.to_dict()) is None) == python
+            assert (compiled_plan(config) is None) == python
             summary = run_league(config, progress=False)
             assert summary.complete and summary.recorded == config.total_games
             runs[python] = tmp / "c"
@@ -116,8 +116,8 @@ def test_the_python_referee_plays_what_the_compiled_loop_cannot(tmp_path, change
     data = league(tmp_path, ["greedy", "random"])
     data.update(change)
     config = parse_config(data)
-    assert compiled_plan(config.to_dict()) is None
-    assert compiled_plan(parse_config(league(tmp_path, ["greedy", "random", "heuristic", "mcts"])).to_dict())
+    assert compiled_plan(config) is None
+    assert compiled_plan(parse_config(league(tmp_path, ["greedy", "random", "heuristic", "mcts"])))
 
 
 @pytest.mark.parametrize("workers", [0, 2])
@@ -133,7 +133,7 @@ def test_a_bot_that_raises_in_the_compiled_loop_forfeits_as_in_the_referee(tmp_p
     for python in (False, True):
         config = parse_config(league(tmp_path / str(python), bots, name="f", deals=6, seed=3, flush_seconds=0,
                                      python_referee=python, ray=ray))
-        assert (compiled_plan(config.to_dict()) is None) == python
+        assert (compiled_plan(config) is None) == python
         summary = run_league(config, progress=False)
         assert summary.complete and summary.recorded == 12
         runs[python] = tmp_path / str(python) / "f"

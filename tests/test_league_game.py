@@ -19,7 +19,7 @@ FLOOR_COSTS = {0, 1, 2, 4, 6, 8, 11, 14}
 def play(config_data: dict, limit: int | None = None):
     config = parse_config(config_data)
     specs = list(schedule(len(config.bots), config.players, config.deals, config.seats, config.seed))
-    tables = play_batch(config.to_dict(), specs[:limit], config.name)
+    tables = play_batch(config, specs[:limit], config.name)
     return config, {name: t.to_pylist() for name, t in tables.items()}
 
 

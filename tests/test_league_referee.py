@@ -47,7 +47,7 @@ def test_each_built_in_bot_declares_its_compiled_form():
 def test_why_the_python_referee_names_the_seat_and_the_reason(tmp_path, change, why):
     data = league(tmp_path, ["greedy", "random"])
     data.update(change)
-    config = parse_config(data).to_dict()
+    config = parse_config(data)
     assert compiled_plan(config) is None
     reasons = why_python_referee(config)
     assert len(reasons) == 1 and reasons[0].startswith(why), reasons
@@ -56,7 +56,7 @@ def test_why_the_python_referee_names_the_seat_and_the_reason(tmp_path, change, 
 def test_a_bot_outside_the_registry_that_declares_its_form_plays_compiled(tmp_path):
     bots = [bot("declared", "DeclaredGreedy", seed=3), "random", "heuristic"]
     config = parse_config(league(tmp_path / "c", bots, deals=3))
-    assert why_python_referee(config.to_dict()) == [] and compiled_plan(config.to_dict()) is not None
+    assert why_python_referee(config) == [] and compiled_plan(config) is not None
     compiled = run_league(config, progress=False)
     python = run_league(parse_config(league(tmp_path / "p", bots, deals=3, python_referee=True)), progress=False)
     assert (compiled.referee, python.referee) == ("compiled", "python")

@@ -7,6 +7,8 @@ from collections import Counter
 import pytest
 
 import tournament.scheduler as scheduler_module
+from types import SimpleNamespace
+
 from tournament.scheduler import (GameSpec, Slice, arrangements, bot_game_seed, count_games, deal_seed,
                                   derive_seed, games_of, league_games, pack_games, round_seed, schedule,
                                   seat_blocks, self_tables, series_deal_seed, table_games, tables, unpack_games)
@@ -77,8 +79,8 @@ def test_packed_batches_unpack_to_the_same_games():
 def test_slices_of_a_schedule_are_its_games(players, seats, match, self_play):
     """A fresh league's batches are slices of its schedule, built by the task: the same games
     as the schedule's, wherever a slice starts and ends (inside a deal, across deals, at the end)."""
-    config = {"bots": [{}] * 5, "players": players, "deals": 4, "seats": seats, "seed": 3, "match": match,
-              "self_play": self_play}
+    config = SimpleNamespace(bots=[None] * 5, players=players, deals=4, seats=seats, seed=3, match=match,
+                             self_play=self_play)
     every = list(league_games(config))
     assert every == list(schedule(5, players, 4, seats, 3, match, self_play))
     n = len(every)

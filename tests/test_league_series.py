@@ -153,7 +153,7 @@ def test_resume_finishes_a_half_recorded_series(tmp_path, finished):
     config = series_league(tmp_path, name="half")
     run_dir = run_dir_of(config)
     specs = list(schedule(2, 2, 2, "rotate", config.seed, "series"))
-    PartWriter(run_dir).write({k: [t] for k, t in play_batch(config.to_dict(), specs[:1], config.name).items()})
+    PartWriter(run_dir).write({k: [t] for k, t in play_batch(config, specs[:1], config.name).items()})
     (run_dir / CONFIG_FILE).write_text(config.to_yaml())
     assert done_game_ids(run_dir) == {"t000-d00000-a00-s1"}  # game two of that series is missing
     summary = run_league(config, resume=True, progress=False)

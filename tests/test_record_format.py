@@ -24,6 +24,7 @@ from records.tables import RecordBuffer, build_table
 from test_league_support import league
 from tournament.backends import play_batch
 from tournament.config import parse_config
+from dataclasses import replace
 from tournament.fastloop import compiled_plan, play_compiled
 from tournament.runner import _crashed_game
 from tournament.scheduler import league_games
@@ -32,7 +33,7 @@ BOTS = ["random", "greedy", "heuristic"]
 
 
 def _specs(config):
-    return list(league_games(config.to_dict()))
+    return list(league_games(config))
 
 
 def _assert_format(tables: dict[str, pa.Table], names=TABLES) -> None:
@@ -60,13 +61,13 @@ def test_the_schemas_come_from_the_column_table():
 
 
 def test_the_referee_writes_the_format(config):
-    tables = play_batch({**config.to_dict(), "python_referee": True}, _specs(config)[:3], "run")
+    tables = play_batch(replace(config, python_referee=True), _specs(config)[:3], "run")
     _assert_format(tables)
     assert tables["moves"].num_rows > 0 and tables["rounds"].num_rows > 0
 
 
 def test_the_compiled_loop_writes_the_format(config):
-    plan = compiled_plan(config.to_dict())
+    plan = compiled_plan(config)
     assert plan is not None
     tables = play_compiled(plan, _specs(config)[:3], "run")
     _assert_format(tables)
@@ -74,7 +75,7 @@ def test_the_compiled_loop_writes_the_format(config):
 
 def test_a_crash_row_writes_the_format(config):
     spec = _specs(config)[0]
-    tables = _crashed_game(spec, config.to_dict(), "run", "worker died")
+    tables = _crashed_game(spec, config, "run", "worker died")
     _assert_format(tables)
     assert tables["games"].column("termination").to_pylist() == ["error"]
     assert tables["results"].num_rows == config.players
@@ -142,7 +143,7 @@ def test_old_and_new_parts_read_the_same(config, tmp_path):
     """The same games written old-style (plain strings) and new-style (dictionary columns, no
     Arrow schema) read back with the same values and types through every reader; a run with
     one part of each reads as one."""
-    plan = compiled_plan(config.to_dict())
+    plan = compiled_plan(config)
     specs = _specs(config)
     first, second = (play_compiled(plan, specs[i:i + 4], "run") for i in (0, 4))
     old, new, mixed = tmp_path / "old", tmp_path / "new", tmp_path / "mixed"

@@ -64,7 +64,7 @@ def test_policy_bots_play_a_league(tmp_path):
     assert make_bot("bots.policy:PolicyBot", seed=1, policy="bots.policy:first_legal").name == \
         "policy(bots.policy:first_legal)"
     specs = list(schedule(len(config.bots), config.players, config.deals, config.seats, config.seed))
-    tables = play_batch(config.to_dict(), specs, config.name)
+    tables = play_batch(config, specs, config.name)
     games = tables["games"].to_pylist()
     assert len(games) == 4 and {g["termination"] for g in games} == {"normal"}
     assert {r["bot"] for r in tables["results"].to_pylist()} == {"first", "last"}

@@ -17,6 +17,7 @@ from kinds import finish_command
 from tournament.stages import Stage
 from kinds.tune import run_tune
 from kinds.tune_config import parse_tune
+from tournament.config import BotEntry, LeagueConfig
 
 runner = CliRunner()
 
@@ -112,8 +113,8 @@ def test_config_errors_are_one_line(tmp_path, fields, message):
 
 
 def test_a_stage_s_bots_stand_for_the_config_s():
-    config = {"bots": [{"name": "a", "type": "heuristic", "params": {}, "seed": 1, "time_limit": None}]}
-    assert Stage([], [{"name": "a", "params": {"line": 2.0}}]).config(config)["bots"][0]["params"] == {"line": 2.0}
+    config = LeagueConfig("t", (BotEntry("a", "heuristic", {}, 1),))
+    assert Stage([], [{"name": "a", "params": {"line": 2.0}}]).config(config).bots[0].params == {"line": 2.0}
     with pytest.raises(ValueError, match="named as the config's"):
         Stage([], [{"name": "b", "params": {}}]).config(config)
     with pytest.raises(ValueError, match="line must be"):

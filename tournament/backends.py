@@ -17,13 +17,13 @@ from typing import Any, NamedTuple
 
 import pyarrow as pa
 
-from bots import Bot, bot_class, bot_maker
-from bots.external import ExternalBot
+from bots import Bot, bot_maker
+from bots.value_file import model_digests, provide_models
 from records.parts import write_part
 from records.tables import RecordBuffer
 from records.writer import Committed
 
-from .config import IDENTITY
+from .config import LeagueConfig
 from .fastloop import BotRaised, Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
 from .scheduler import GameSpec, Slice, games_of, pack_games, unpack_games
@@ -57,21 +57,19 @@ def close_kept_bots() -> None:
 atexit.register(close_kept_bots)
 
 
-def league_seats(config: dict[str, Any]) -> list[Seat]:
-    """How to build every bot of a (resolved) config: one ``Seat`` per bot, in config order.
+def league_seats(config: LeagueConfig) -> list[Seat]:
+    """How to build every bot of a config: one ``Seat`` per bot, in config order.
 
-    The parameters are checked here, once; each game's bot is then built from its class directly.
-    An external bot's seat is ``keep``: its program runs from game to game in a worker.
+    The parameters are checked here, once; a worker then builds each bot once (``game.Seat``).
     """
     seats = []
-    for entry in config["bots"]:
-        limit = entry["time_limit"] if entry["time_limit"] is not None else config["time_limit"]
-        seats.append(Seat(entry["name"], bot_maker(entry["type"], entry["params"]), entry["seed"], limit,
-                          keep=issubclass(bot_class(entry["type"]), ExternalBot)))
+    for entry in config.bots:
+        limit = entry.time_limit if entry.time_limit is not None else config.time_limit
+        seats.append(Seat(entry.name, bot_maker(entry.type, entry.params), entry.seed, limit))
     return seats
 
 
-def play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str,
+def play_batch(config: LeagueConfig, specs: list[GameSpec], run_id: str,
                part: tuple[str, str] | None = None) -> dict[str, pa.Table] | Committed:
     """Play games of a league and return their records as the four Arrow tables.
 
@@ -90,18 +88,23 @@ def _recorded(tables: dict[str, pa.Table], part: tuple[str, str] | None) -> dict
     return Committed.of(part[1], tables)
 
 
-def play_packed(config: dict[str, Any], games: tuple[tuple, ...] | Slice, run_id: str,
+def play_packed(config: LeagueConfig, games: tuple[tuple, ...] | Slice, run_id: str,
                 part: tuple[str, str] | None = None) -> dict[str, pa.Table] | Committed:
-    """``play_batch`` of games packed by ``scheduler.pack_games`` (the Ray task)."""
+    """``play_batch`` of games packed by ``scheduler.pack_games`` (the Ray task): its bots read the
+    models the driver resolved (``LeagueConfig.models``), never a file of the worker's machine."""
+    provide_models(config.models)
     return play_batch(config, unpack_games(config, games), run_id, part)
 
 
-def _context(config: dict[str, Any]) -> _Context:
-    """This process's context for ``config`` (made on first use)."""
-    key = repr(sorted((k, repr(v)) for k, v in config.items() if k in IDENTITY or k == "python_referee"))
+def _context(config: LeagueConfig) -> _Context:
+    """This process's context for ``config`` (made on first use; another model under the same
+    name is another context)."""
+    key = repr((config.bots, config.players, config.variant, config.time_limit, config.python_referee,
+                model_digests(config.models)))
     if key not in _CONTEXTS:
         close_kept_bots()
-        _CONTEXTS[key] = _Context(league_seats(config), config["variant"], {}, compiled_plan(config))
+        seats = league_seats(config)  # each bot's spec checked once here; the plan builds with the same makers
+        _CONTEXTS[key] = _Context(seats, config.variant, {}, compiled_plan(config, [s.make for s in seats]))
         # Everything imported so far (Ray, pyarrow, the bots) lives as long as the process: keep
         # it out of the garbage collector's way, which games allocate heavily against (no
         # collection first: it takes a fifth of a second in a driver that has imported the analysis).
@@ -109,13 +112,13 @@ def _context(config: dict[str, Any]) -> _Context:
     return _CONTEXTS[key]
 
 
-def compiled_plan_for(config: dict[str, Any], specs: list[GameSpec]) -> Plan | None:
+def compiled_plan_for(config: LeagueConfig, specs: list[GameSpec]) -> Plan | None:
     """The plan ``play_batch`` plays these games with (the compiled loop), or None (the referee)."""
     plan = _context(config).plan
     return plan if plan is not None and compiled_batch(specs) else None
 
 
-def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+def _play_batch(config: LeagueConfig, specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
     plan = compiled_plan_for(config, specs)
     if plan is not None:
         try:
@@ -125,7 +128,7 @@ def _play_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> d
     return referee_batch(config, specs, run_id)
 
 
-def referee_batch(config: dict[str, Any], specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
+def referee_batch(config: LeagueConfig, specs: list[GameSpec], run_id: str) -> dict[str, pa.Table]:
     """The games played by the Python referee (tournament/game.py), a bot's failure its forfeit."""
     context = _context(config)
     buf = RecordBuffer()
@@ -146,14 +149,14 @@ class SerialBackend:
     concurrency = 1
     max_in_flight = 2
 
-    def __init__(self, config: dict[str, Any], run_id: str):
+    def __init__(self, config: LeagueConfig, run_id: str):
         self.config, self.run_id = config, run_id
         self.queue: dict[int, tuple[list[GameSpec], tuple[str, str] | None, Future | None, dict]] = {}
         self.n = 0
         self.thread: ThreadPoolExecutor | None = None
 
     def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None,
-               config: dict[str, Any] | None = None) -> int:
+               config: LeagueConfig | None = None) -> int:
         """Start a batch; ``config``: the one its games are played under, if not the backend's
         (a stage's bots: tournament/stages.py)."""
         self.n += 1
@@ -231,7 +234,7 @@ def _probe(address: str) -> None:
 class RayBackend:
     """Batches as Ray tasks: a local Ray (started and stopped here) or an existing cluster."""
 
-    def __init__(self, config: dict[str, Any], run_id: str, address: str | None, workers: int | None,
+    def __init__(self, config: LeagueConfig, run_id: str, address: str | None, workers: int | None,
                  task_retries: int):
         address = address or os.environ.get("RAY_ADDRESS") or None
         if address is None:
@@ -260,7 +263,7 @@ class RayBackend:
         self.concurrency = workers or cpus
         self.max_in_flight = 2 * self.concurrency
         self.config_ref = ray.put(config)
-        self.stage_ref: tuple[dict, Any] | None = None  # the last stage's config and its object
+        self.stage_ref: tuple[LeagueConfig, Any] | None = None  # the last stage's config and its object
         self.run_id = run_id
         self.remote = ray.remote(num_cpus=1, max_retries=task_retries)(play_packed)
         from ray import exceptions as rex
@@ -274,7 +277,7 @@ class RayBackend:
         self.task_error = rex.RayTaskError
 
     def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None,
-               config: dict[str, Any] | None = None):
+               config: LeagueConfig | None = None):
         """Start a batch as a task; ``config``: the one its games are played under, if not the
         backend's (a stage's bots), put in the object store once per stage."""
         ref = self.config_ref

@@ -99,6 +99,9 @@ class LeagueConfig:
     rounds: int | None = None
     pairs_per_match: int | None = None
     ignored: tuple[str, ...] = ()  # fields given that the format does not use (a knockout's deals)
+    # the bytes of the models the bots name (their ``model`` parameter), read once by the driver
+    # (``with_models``) and handed to the workers with the config: no worker reads a model's file
+    models: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def total_games(self) -> int:
@@ -163,6 +166,13 @@ class LeagueConfig:
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def with_models(self) -> LeagueConfig:
+        """The config with the bytes of every model its bots name (``models``), read here once."""
+        from bots.value_file import resolve_models
+
+        return replace(self, models=resolve_models(
+            e.params["model"] for e in self.bots if isinstance(e.params.get("model"), str)))
 
     def with_overrides(self, *, out: str | None = None, address: str | None = None,
                        workers: int | None = None, mlflow: bool | None = None,

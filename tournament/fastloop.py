@@ -71,53 +71,55 @@ class Plan:
         return bot
 
 
-def compiled_plan(config: dict) -> Plan | None:
-    """The plan for a (resolved) config when the compiled loop can play every game of it, else None."""
-    forms, why = _forms(config)
+def compiled_plan(config, makers: list | None = None) -> Plan | None:
+    """The plan for a ``LeagueConfig`` when the compiled loop can play every game of it, else None.
+    ``makers``: each config bot's maker (seed -> bot) when the caller has them (a worker's seats:
+    the spec checked once), else made here."""
+    forms, why = _forms(config, makers)
     if why:
         return None
     weights = [[float(form.weights.get(k, 0.0)) for k in WEIGHT_NAMES] for form, _ in forms]
-    return Plan([e["name"] for e in config["bots"]], [e["seed"] for e in config["bots"]],
+    return Plan([e.name for e in config.bots], [e.seed for e in config.bots],
                 [KINDS[form.kind] for form, _ in forms], weights, [make for _, make in forms],
-                config["players"], config["variant"] == "gray")
+                config.players, config.variant == "gray")
 
 
-def why_python_referee(config: dict) -> list[str]:
-    """Why the Python referee plays a (resolved) config's games: one line per reason, naming the
+def why_python_referee(config) -> list[str]:
+    """Why the Python referee plays a ``LeagueConfig``'s games: one line per reason, naming the
     seat (config bot) or setting; empty when the compiled loop can play them all."""
     return _forms(config)[1]
 
 
-def _forms(config: dict) -> tuple[list[tuple[CompiledForm | None, Callable | None]], list[str]]:
+def _forms(config, makers: list | None = None) -> tuple[list[tuple[CompiledForm | None, Callable | None]], list[str]]:
     """Per config bot its compiled form and maker (seed -> bot), and why the referee must play."""
     why = []
-    if config.get("python_referee"):
+    if config.python_referee:
         why.append("python_referee: true (--python-referee) sends every game to the referee")
-    if config["time_limit"] is not None:
-        why.append(f"time_limit: {config['time_limit']:g} s a move (only the referee times moves)")
+    if config.time_limit is not None:
+        why.append(f"time_limit: {config.time_limit:g} s a move (only the referee times moves)")
     forms = []
-    for i, entry in enumerate(config["bots"]):
-        seat = f"bot {entry['name']!r} (bots[{i}])"
-        if entry["time_limit"] is not None:
-            why.append(f"{seat}: time_limit {entry['time_limit']:g} s a move (only the referee times moves)")
-        form, make, reason = _form(entry)
+    for i, entry in enumerate(config.bots):
+        seat = f"bot {entry.name!r} (bots[{i}])"
+        if entry.time_limit is not None:
+            why.append(f"{seat}: time_limit {entry.time_limit:g} s a move (only the referee times moves)")
+        form, make, reason = _form(entry, makers[i] if makers else None)
         if reason:
             why.append(f"{seat}: {reason}")
         forms.append((form, make))
     return forms, why
 
 
-def _form(entry: dict) -> tuple[CompiledForm | None, Callable | None, str | None]:
-    """A config bot's compiled form and maker, or why it has none."""
-    cls = bot_class(entry["type"])
+def _form(entry, make: Callable | None = None) -> tuple[CompiledForm | None, Callable | None, str | None]:
+    """A config bot's (``BotEntry``) compiled form and maker (``make``, if given), or why it has none."""
+    cls = bot_class(entry.type)
     if cls.compiled_form is Bot.compiled_form:  # declares none: not built here
         if cls.type_name == "external":
             return None, None, "an external program, which only the referee can ask for moves"
         return None, None, f"its class {cls.__module__}:{cls.__qualname__} declares no compiled form"
-    make = bot_maker(entry["type"], entry["params"])
+    make = make or bot_maker(entry.type, entry.params)
     proto = make(0)
     if type(proto) is not cls:  # a wrapper its spec asked for (bots.registry.register_wrapper)
-        return None, None, f"a wrapper (an intervention) around its {entry['type']} bot has no compiled form"
+        return None, None, f"a wrapper (an intervention) around its {entry.type} bot has no compiled form"
     form = proto.compiled_form()
     if form is None:
         return None, None, (f"its class {cls.__module__}:{cls.__qualname__} has no compiled form for "

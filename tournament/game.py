@@ -47,16 +47,16 @@ class Forfeit(Exception):
 class Seat:
     """What a game needs to know about a bot: its league name, how to build it, its time limit.
 
-    ``keep``: the bot is built once per worker process and seat copy and kept from game to game
-    (an external program: started once, told ``reset`` between games), when ``play_game`` is given
-    a ``kept`` dict to keep it in; every other bot is built fresh for each game.
+    When ``play_game`` is given a ``kept`` dict (a worker's, per config), a seat's bot is built
+    once per worker process and seat copy and kept from game to game, told its game's seed with
+    ``reseed`` and ``reset`` before each (as the compiled loop does: an external program is
+    started once, a model read once); without one, each game builds its own.
     """
 
     name: str
     make: Callable[[int], Bot]  # seed -> a fresh bot
     seed: int
     time_limit: float | None = None
-    keep: bool = False
 
 
 @dataclass
@@ -184,11 +184,12 @@ def _build_bots(seats: Sequence[Seat], gid: str, kept: dict | None,
             # a bot seated more than once (self-play) gets a seed of its own in each seat
             copy = names[:s].count(seat.name)
             seed = seeds[s] if seeds else bot_game_seed(seat.seed, gid, copy)
-            if seat.keep and kept is not None:
+            if kept is not None:
                 bot = kept.get((seat.name, copy))
                 if bot is None:
                     bot = kept[(seat.name, copy)] = seat.make(seed)
-                bot.seed = seed  # the game's own seed (an external program is told it in reset)
+                else:
+                    bot.reseed(seed)  # the game's own seed (an external program is told it in reset)
             else:
                 bot = seat.make(seed)
             bots.append(bot)

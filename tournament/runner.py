@@ -263,6 +263,10 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     """
     run_dir = run_dir_of(config)
     started = time.perf_counter()
+    try:  # the models, read once here: the workers get their bytes, never a path to read
+        config = config.with_models()
+    except ValueError as exc:
+        raise LeagueError(str(exc)) from None
     if schedule is None and config.format != "round-robin":  # an event: its format's schedule
         from .events import event_schedule
 
@@ -270,7 +274,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     with _locked(run_dir):
         total = config.total_games if schedule is None else schedule.total
         summary = LeagueSummary(run_dir, total, 0, 0, False, 0.0)
-        summary.referee_reasons = why_python_referee(config.to_dict())
+        summary.referee_reasons = why_python_referee(config)
         summary.referee = "python" if summary.referee_reasons else "compiled"
         done = prepare_run_dir(config, run_dir, resume, fresh, summary, kind)
         summary.done_before = len(done)
@@ -299,7 +303,7 @@ class _Driver:
 
     def __init__(self, config: LeagueConfig, done: set[str], summary: LeagueSummary, tally: Tally, progress,
                  task_retries: int, resubmits: int, on_written, staged: bool):
-        self.config, self.cfg, self.run_dir, self.done = config, config.to_dict(), summary.run_dir, done
+        self.config, self.run_dir, self.done = config, summary.run_dir, done
         self.summary, self.tally, self.progress = summary, tally, progress
         self.task_retries, self.resubmits = task_retries, resubmits
         # Tasks write their own parts (ray.write: workers) in a league of the config's own games;
@@ -312,7 +316,7 @@ class _Driver:
         self.start = time.perf_counter()
         self.in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, str] | None]] = {}
         self.crashed = False
-        self.stage_cfg: dict | None = None  # the stage's config (its bots), when it has bots of its own
+        self.stage_config: LeagueConfig | None = None  # the stage's config (its bots), when it has bots of its own
         self.stage_columns: dict | None = None  # the stage's columns for its games' records
 
     def run(self, schedule: Schedule | None) -> None:
@@ -324,10 +328,10 @@ class _Driver:
                 if schedule is not None:  # each stage's games not yet recorded, the next stage once played
                     summary.complete = all(map(self.play_stage, stages_of(schedule, self.recorded)))
                 elif done:
-                    pending = Listed(s for s in league_games(self.cfg) if s.game_id not in done)
+                    pending = Listed(s for s in league_games(self.config) if s.game_id not in done)
                     summary.complete = self.play(pending, summary.total - len(done))
                 else:  # a fresh league: slices of its schedule, each built by its task
-                    pending = Slices(summary.total, self.cfg["match"] == "series")
+                    pending = Slices(summary.total, self.config.match == "series")
                     summary.complete = self.play(pending, summary.total)
                 summary.interrupted = self.stop.requested
         except KeyboardInterrupt:
@@ -338,7 +342,7 @@ class _Driver:
     def play_stage(self, stage: Stage) -> bool:
         """Play a stage's games not yet recorded, with its bots and columns: True once all are."""
         try:
-            self.stage_cfg = None if stage.bots is None else stage.config(self.cfg)
+            self.stage_config = None if stage.bots is None else stage.config(self.config)
         except ValueError as exc:
             raise LeagueError(f"cannot play the stage of {stage.games[0].game_id}..: {exc}") from None
         self.stage_columns = stage.columns
@@ -359,9 +363,9 @@ class _Driver:
         if self.backend is None:
             workers = self.config.ray.workers
             if workers == 0:
-                self.backend = SerialBackend(self.cfg, self.summary.run_id)
+                self.backend = SerialBackend(self.config, self.summary.run_id)
             else:
-                self.backend = RayBackend(self.cfg, self.summary.run_id, self.config.ray.address, workers,
+                self.backend = RayBackend(self.config, self.summary.run_id, self.config.ray.address, workers,
                                           self.task_retries)
             self.start = time.perf_counter()
             self.sizer = BatchSizer(self.config.batch_games, remaining, self.backend.concurrency)
@@ -379,7 +383,7 @@ class _Driver:
                         exhausted = True
                         break
                 part = (str(self.run_dir.resolve()), writer.reserve()) if self.workers_write else None
-                in_flight[backend.submit(batch, part, self.stage_cfg)] = (batch, attempt, part)
+                in_flight[backend.submit(batch, part, self.stage_config)] = (batch, attempt, part)
             if not in_flight:
                 return True
             for handle in backend.wait(list(in_flight), 0.25):
@@ -391,13 +395,13 @@ class _Driver:
                     committed = read_committed(self.run_dir, part[1]) if part else None
                     self.crashed = True
                     for tables in [committed] if committed else _after_crash(
-                            games_of(self.cfg, batch), attempt, exc, self.resubmits, retry, self.cfg,
+                            games_of(self.config, batch), attempt, exc, self.resubmits, retry, self.config,
                             self.summary.run_id):
                         self._accept(tables)
                     self.report()
                     continue
                 except getattr(backend, "task_error", ()) as exc:
-                    raise LeagueError(f"a worker failed playing {games_of(self.cfg, batch)[0].game_id}..: "
+                    raise LeagueError(f"a worker failed playing {games_of(self.config, batch)[0].game_id}..: "
                                       f"{getattr(exc, 'cause', None) or exc}") from None
                 self._accept(tables)
                 self.report()
@@ -465,7 +469,7 @@ def _accept(tables, done, writer, tally, summary, sizer):
     return tables
 
 
-def _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id) -> list[dict[str, pa.Table]]:
+def _after_crash(batch, attempt, exc, resubmits, retry, config, run_id) -> list[dict[str, pa.Table]]:
     """A batch whose worker died for good: play its games again, one per task, then give up on them.
 
     Returns the records of the games given up on (an ``error`` each, every seat ranked last).
@@ -475,13 +479,13 @@ def _after_crash(batch, attempt, exc, resubmits, retry, cfg, run_id) -> list[dic
             retry.append(([spec], attempt + 1))
         return []
     reason = f"the worker playing this game died {attempt + 1} times ({type(exc).__name__})"
-    return [_crashed_game(spec, cfg, run_id, reason) for spec in batch]
+    return [_crashed_game(spec, config, run_id, reason) for spec in batch]
 
 
-def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[str, pa.Table]:
+def _crashed_game(spec: GameSpec, config: LeagueConfig, run_id: str, reason: str) -> dict[str, pa.Table]:
     """Records of a game no worker could finish: every seat ranked last, no moves."""
     players = len(spec.seats)
-    games = {"game_id": [spec.game_id], "deal_seed": [spec.deal_seed], "variant": [cfg["variant"]],
+    games = {"game_id": [spec.game_id], "deal_seed": [spec.deal_seed], "variant": [config.variant],
              "num_players": [players], "rounds": [0], "plies": [0], "termination": ["error"], "error": [reason],
              "duration_s": [0.0], "engine_version": [ENGINE_VERSION], "table": [spec.table], "deal": [spec.deal],
              "arrangement": [spec.arrangement], "fault_seat": [None], "series_id": [series_id(spec)],
@@ -489,7 +493,7 @@ def _crashed_game(spec: GameSpec, cfg: dict, run_id: str, reason: str) -> dict[s
              "study_seat": [spec.study_seat], **event_columns([spec])}
     zeros = [0] * players
     results = {"game_id": [spec.game_id] * players, "seat": list(range(players)),
-               "bot": [cfg["bots"][b]["name"] for b in spec.seats], "score": zeros, "rank": [players] * players,
+               "bot": [config.bots[b].name for b in spec.seats], "score": zeros, "rank": [players] * players,
                "is_winner": [False] * players, "complete_rows": zeros, "complete_columns": zeros,
                "complete_colors": zeros, "bonus_points": zeros, "floor_penalty_total": zeros}
     return {"games": build_table("games", games, run_id), "results": build_table("results", results, run_id),

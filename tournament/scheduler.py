@@ -199,16 +199,16 @@ class Slice:
     stop: int
 
 
-def league_games(config: dict, part: Slice | None = None) -> Iterator[GameSpec]:
-    """The games of a (resolved) league config's schedule, or of one slice of it."""
-    args = (len(config["bots"]), config["players"], config["deals"], config["seats"], config["seed"],
-            config["match"], config["self_play"])
+def league_games(config, part: Slice | None = None) -> Iterator[GameSpec]:
+    """The games of a league's schedule (``config``: its ``LeagueConfig``), or of one slice of it."""
+    args = (len(config.bots), config.players, config.deals, config.seats, config.seed, config.match,
+            config.self_play)
     if part is None:
         return schedule(*args)
     return itertools.islice(schedule(*args, start=part.start), part.stop - part.start)
 
 
-def games_of(config: dict, batch: list[GameSpec] | Slice) -> list[GameSpec]:
+def games_of(config, batch: list[GameSpec] | Slice) -> list[GameSpec]:
     """A batch's games: a list of them already, or a slice of the config's schedule."""
     return list(league_games(config, batch)) if isinstance(batch, Slice) else batch
 
@@ -219,7 +219,7 @@ def pack_games(batch: list[GameSpec] | Slice) -> tuple[tuple, ...] | Slice:
     return batch if isinstance(batch, Slice) else tuple(zip(*batch))
 
 
-def unpack_games(config: dict, packed: tuple[tuple, ...] | Slice) -> list[GameSpec]:
+def unpack_games(config, packed: tuple[tuple, ...] | Slice) -> list[GameSpec]:
     """The games ``pack_games`` packed (``config``: the league's, for a slice)."""
     return games_of(config, packed) if isinstance(packed, Slice) else list(map(GameSpec._make, zip(*packed)))
 

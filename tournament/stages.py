@@ -107,23 +107,25 @@ class Stage:
     bots: list[dict[str, Any]] | None = None
     columns: dict[str, Any] | None = None
 
-    def config(self, config: dict[str, Any]) -> dict[str, Any]:
-        """The resolved config these games are played under: ``config`` with the stage's bots; a
+    def config(self, config):
+        """The ``LeagueConfig`` these games are played under: ``config`` with the stage's bots; a
         ValueError when they do not stand for the config's bots one for one, or cannot be built."""
         if self.bots is None:
             return config
+        from dataclasses import replace
+
         from bots import bot_maker
 
-        names = [b["name"] for b in config["bots"]]
+        names = [b.name for b in config.bots]
         if [b.get("name") for b in self.bots] != names:
             raise ValueError(f"a stage's bots must be named as the config's ({', '.join(names)}), in order, "
                              f"not {', '.join(str(b.get('name')) for b in self.bots)}")
         bots = []
-        for entry, own in zip(config["bots"], self.bots):
-            bot = {**entry, **own}
-            bot_maker(bot["type"], bot["params"])  # a ValueError names a parameter out of its range
+        for entry, own in zip(config.bots, self.bots):
+            bot = replace(entry, **own)
+            bot_maker(bot.type, bot.params)  # a ValueError names a parameter out of its range
             bots.append(bot)
-        return {**config, "bots": bots}
+        return replace(config, bots=tuple(bots))
 
 
 class Schedule(Protocol):
