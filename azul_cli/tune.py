@@ -53,8 +53,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
     line = StatusLine(console, progress_text, enabled=not quiet)
     try:
         with line:
-            outcome = run_tune(config, resume=resume, fresh=fresh, address=address, mlflow=not no_mlflow,
-                               progress=line.update)
+            outcome = run_tune(config, resume=resume, fresh=fresh, progress=line.update, league=league)
     except (LeagueError, ValueError) as exc:
         fail(str(exc))
     if outcome.interrupted:  # values half-way are no tune's result: only where it stands

@@ -131,7 +131,7 @@ class TuneSchedule:
     def stage(self, step: int) -> Stage:
         """Step ``step``'s games, bots (theta+, theta-, the field) and columns."""
         first, n = self.plan[step]
-        plus, minus = (self.spsa.values(t) for t in self.spsa.sides(self.theta, step, first + n - 1))
+        plus, minus = self._sides(step)
         games = []
         for d in range(first, first + n):
             lineup = self.lineups[d % len(self.lineups)]
@@ -154,11 +154,15 @@ class TuneSchedule:
         for r in rows:
             ranks.setdefault(r["game_id"], {})[r["bot"]] = r["rank"]
         result = sum((g[minus] > g[plus]) - (g[minus] < g[plus]) for g in ranks.values())
-        stage = self.stage(step)
-        before, k = self.theta, first + n - 1
-        self.theta = self.spsa.update(self.theta, step, k, result)
-        self.done.append(TuneStep(step, first, n, before, json.loads(stage.columns["tune_plus"]),
-                                  json.loads(stage.columns["tune_minus"]), result, self.theta))
+        before, (plus_values, minus_values) = self.theta, self._sides(step)
+        self.theta = self.spsa.update(self.theta, step, first + n - 1, result)
+        self.done.append(TuneStep(step, first, n, before, plus_values, minus_values, result, self.theta))
+
+    def _sides(self, step: int) -> tuple[dict, dict]:
+        """The values theta+ and theta- play with in step ``step`` (theta as it is before it)."""
+        first, n = self.plan[step]
+        plus, minus = (self.spsa.values(t) for t in self.spsa.sides(self.theta, step, first + n - 1))
+        return plus, minus
 
 
 @dataclass
@@ -211,12 +215,14 @@ class TuneOutcome:
 
 def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, address: str | None = None,
              mlflow: bool = True, progress: Callable[[TuneProgress], None] | None = None,
-             on_written: Callable[[int], None] | None = None) -> TuneOutcome:
+             on_written: Callable[[int], None] | None = None, league: LeagueConfig | None = None) -> TuneOutcome:
     """Play a tune to its last step (or a stop request) and return its outcome; writes
-    ``tune.yaml`` first, ``tune.json`` and the paths' plot (``tune.svg``) once finished."""
+    ``tune.yaml`` first, ``tune.json`` and the paths' plot (``tune.svg``) once finished.
+    ``league``: the tune's league (``league_of(config, address, mlflow)``) when the caller built it
+    already (to print who referees), else built here."""
     started = time.perf_counter()
     try:
-        league = league_of(config, address, mlflow)
+        league = league or league_of(config, address, mlflow)
     except ConfigError as exc:
         raise LeagueError(str(exc)) from None
     run_dir = run_dir_of(league)
