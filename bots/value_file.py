@@ -46,7 +46,15 @@ _PROVIDED: dict[str, str] = {}
 def model_bytes(name_or_path: str) -> bytes:
     """The bytes of a shipped model (by name) or of a model file (by path), checked; read once per
     process and file version (a file rewritten since is read again), or as the driver handed them
-    over (``provide_models``)."""
+    over (``provide_models``). A name too long for a file, or a file that cannot be read, is a
+    ValueError naming it, as the other mistakes are."""
+    try:
+        return _model_bytes(name_or_path)
+    except OSError as exc:
+        raise ValueError(f"mcts: model {name_or_path!r}: cannot read it ({exc.strerror or exc})") from None
+
+
+def _model_bytes(name_or_path: str) -> bytes:
     if name_or_path in _PROVIDED:
         return _BY_HASH[_PROVIDED[name_or_path]]
     path = MODELS / (name_or_path + SUFFIX)
