@@ -16,10 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
-                        interval as bootstrap_interval, jackknife_counts, jackknife_groups, per_deal,
-                        resample_batches)
-from .stats import game_seats
+from .bootstrap import (INTERVALS, check_count, deal_codes, interval as bootstrap_interval,
+                        jackknife_counts, jackknife_groups, per_deal, resample_batches)
+from .stats import bot_codes, faulted, game_seats
 from .totals import seat_outcomes
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
@@ -44,12 +43,10 @@ def _pair_games(results: pl.DataFrame, games: pl.DataFrame) -> tuple[pl.DataFram
     """The 2-player games: their seats (``stats.game_seats``, with ``fault_seat`` where recorded)
     and per game, in (run_id, game_id) order, the first mover's bot (bot0), the other (bot1), the
     first mover's score ``s`` (1, 1/2, 0) and its deal (``cluster``)."""
-    deal_cols = deal_columns(games)
     faults = ["fault_seat"] if "fault_seat" in games.columns else []
-    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games,
-                        faults + deal_cols)
+    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games, faults)
              .filter(pl.col("players") == 2))
-    s0 = seats.filter(pl.col("order") == 0).select("game", "run_id", "game_id", *deal_cols,
+    s0 = seats.filter(pl.col("order") == 0).select("game", "run_id", "game_id", "deal_key",
                                                    bot0="bot", rank0="rank")
     s1 = seats.filter(pl.col("order") == 1).select("game", bot1="bot", rank1="rank")
     pairs = s0.join(s1, on="game").sort("game")
@@ -59,7 +56,7 @@ def _pair_games(results: pl.DataFrame, games: pl.DataFrame) -> tuple[pl.DataFram
         seats = seats.filter(pl.col("game").is_in(pairs["game"].implode()))
     score = (pl.when(pl.col("rank0") < pl.col("rank1")).then(1.0)
              .when(pl.col("rank0") == pl.col("rank1")).then(0.5).otherwise(0.0))
-    return seats, pairs.with_columns(score.alias("s"), deal_key(deal_cols).alias("cluster"))
+    return seats, pairs.with_columns(score.alias("s"), pl.col("deal_key").alias("cluster"))
 
 
 def _cells(i0, i1, s, n, w=None):
@@ -217,11 +214,6 @@ def superiority_table(bots: list[str], order: list[int], samples: np.ndarray | N
                         orient="row")
 
 
-def bot_codes(names: pl.Series, bots: list[str]) -> np.ndarray:
-    """Each of ``names`` as its index in ``bots`` (which holds every one of them)."""
-    return names.cast(pl.Enum(bots)).to_physical().cast(pl.Int64).to_numpy()
-
-
 def ratings_table(results, games, bots, rating, low, high) -> pl.DataFrame:
     """Games and score share per bot, over the games of ``games`` (``run_id``, ``game_id``, and
     ``fault_seat`` where recorded: a forfeiting seat's share is 0) between different bots only: a
@@ -234,14 +226,11 @@ def ratings_table(results, games, bots, rating, low, high) -> pl.DataFrame:
 def seats_ratings_table(seats: pl.DataFrame, bots, rating, low, high) -> pl.DataFrame:
     """``ratings_table`` over the rated games' ``seats`` (``stats.game_seats``: game, seat, bot,
     score, rank, and ``fault_seat`` where recorded), as the fits have them already; the score
-    share is ``stats.score_share``'s (``analysis.totals.seat_outcomes``)."""
+    share is the standings' (``analysis.totals.seat_outcomes``)."""
     names = list(bots) + sorted(set(seats["bot"].unique().to_list()) - set(bots))  # bots first
     game, bot = seats["game"].to_numpy(), bot_codes(seats["bot"], names)
-    faulted = None
-    if "fault_seat" in seats.columns:
-        faulted = (seats["seat"].cast(pl.Int64) == seats["fault_seat"].cast(pl.Int64)).fill_null(False)
-        faulted = faulted.to_numpy()
-    outcome = seat_outcomes(game, bot, seats["score"].to_numpy(), seats["rank"].to_numpy(), faulted)
+    faults = seats.select(faulted())["faulted"].to_numpy() if "fault_seat" in seats.columns else None
+    outcome = seat_outcomes(game, bot, seats["score"].to_numpy(), seats["rank"].to_numpy(), faults)
     distinct = np.bincount(game, outcome["first"])[game] == outcome["players"]  # no bot seated twice
     played = np.bincount(bot[distinct], minlength=len(names))[:len(bots)]
     share = np.bincount(bot[distinct], outcome["share"][distinct], len(names))[:len(bots)]

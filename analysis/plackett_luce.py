@@ -27,12 +27,11 @@ from math import comb
 import numpy as np
 import polars as pl
 
-from .bootstrap import (INTERVALS, check_count, deal_codes, deal_columns, deal_key,
-                        interval as bootstrap_interval, jackknife_counts, jackknife_groups, per_deal,
-                        resample_batches)
-from .elo import (SCALE, EloFit, bot_codes, centre_ratings, check_anchor_value, seats_ratings_table,
+from .bootstrap import (INTERVALS, check_count, deal_codes, interval as bootstrap_interval,
+                        jackknife_counts, jackknife_groups, per_deal, resample_batches)
+from .elo import (SCALE, EloFit, centre_ratings, check_anchor_value, seats_ratings_table,
                   superiority_table)
-from .stats import game_seats
+from .stats import bot_codes, game_seats
 
 
 @dataclass
@@ -50,11 +49,9 @@ def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
     a frame of one row per game (run_id, game_id and its deal, ``cluster``), the bots' names
     (sorted) and, in the games' order, arrays (games, seats) of the bots (indices into the names)
     and of their ranks."""
-    deal_cols = deal_columns(games)
     faults = ["fault_seat"] if "fault_seat" in games.columns else []
-    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games,
-                        faults + deal_cols)
-             .filter(pl.col("players") == num_players))
+    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games, faults)
+             .filter(pl.col("players") == num_players).sort("game", "order"))
     if seats.height == 0:
         raise ValueError(f"no {num_players}-player games in the records")
     seat = seats["order"].to_numpy().reshape(-1, num_players)
@@ -63,8 +60,7 @@ def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
         row = seats.row(int(bad[0]) * num_players, named=True)
         raise ValueError(f"game {row['game_id']!r} of run {row['run_id']!r}: seats "
                          f"{seat[bad[0]].tolist()}, not 0..{num_players - 1}")
-    per_game = seats.gather_every(num_players).select("run_id", "game_id",
-                                                      deal_key(deal_cols).alias("cluster"))
+    per_game = seats.gather_every(num_players).select("run_id", "game_id", pl.col("deal_key").alias("cluster"))
     names = sorted(seats["bot"].unique().to_list())
     bots = bot_codes(seats["bot"], names).reshape(-1, num_players)
     ranks = seats["rank"].to_numpy().astype(np.int64).reshape(-1, num_players)

@@ -47,29 +47,11 @@ def wilson_exprs(k: str, n: str, prefix: str = "", z: float = Z95,
     return [low.alias(f"{prefix}low"), high.alias(f"{prefix}high")]
 
 
-def score_share() -> pl.Expr:
-    """A seat's score share in its game (``analysis.totals``): its score over all seats' scores at
-    the table, 1/players when nobody scored; 0 for a seat that forfeited (column ``faulted``, from
-    ``with_faults``), the others then sharing the table without it. A bot's ``score_share`` is
-    the mean of these over its games: the one definition of the standings, the ratings tables and
-    the league's table (docs/analysis.md)."""
-    g = ["run_id", "game_id"]
-    kept = ~pl.col("faulted")
-    total = pl.when(kept).then(pl.col("score").cast(pl.Float64)).otherwise(0.0).sum().over(g)
-    return (pl.when(~kept).then(0.0).when(total > 0).then(pl.col("score") / total)
-            .otherwise(1.0 / kept.cast(pl.Float64).sum().over(g)).alias("share"))
-
-
-def with_faults(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFrame:
-    """``results`` with ``faulted``: whether the seat forfeited its game (``games.fault_seat``;
-    false everywhere for records without it)."""
-    if games is None or "fault_seat" not in games.columns:
-        return results.with_columns(pl.lit(False).alias("faulted"))
-    fault = games.select("run_id", "game_id", pl.col("fault_seat").cast(pl.Int64).alias("_fault_seat"))
-    return (results.join(fault, on=["run_id", "game_id"], how="left", maintain_order="left")
-            .with_columns((pl.col("seat").cast(pl.Int64) == pl.col("_fault_seat")).fill_null(False)
-                          .alias("faulted"))
-            .drop("_fault_seat"))
+def faulted() -> pl.Expr:
+    """``faulted``: whether the row's ``seat`` forfeited its game (is its ``fault_seat``, from
+    ``games``; false where null). A forfeiting seat's score share is 0 (``analysis.totals``)."""
+    return ((pl.col("seat").cast(pl.Int64) == pl.col("fault_seat").cast(pl.Int64)).fill_null(False)
+            .alias("faulted"))
 
 
 def design_effects(o: pl.DataFrame, by: list[str], points: str = "points") -> pl.DataFrame:
@@ -141,55 +123,69 @@ def _opener() -> pl.Expr:
     return pl.col("series_game").fill_null(1).cast(pl.Int64) - 1
 
 
-def game_seats(results: pl.DataFrame, games: pl.DataFrame, columns: list[str]) -> pl.DataFrame:
-    """The rows of ``results`` whose game ``games`` lists, with that game's ``columns`` and:
-    ``game``, its number in (run_id, game_id) order; ``players``, its rows in ``results``;
-    ``order``, the row's ``seat`` counted from the opener (``seats_from_opener``; ``seat`` stays
-    as recorded). Sorted by game and order. One join on the two string keys: what the fits count
-    per game then comes from whole columns (NumPy), without a window over the strings."""
-    keys = games.select("run_id", "game_id", *columns,
-                        *([_opener().alias("_opener")] if "series_game" in games.columns else []))
-    seats = results.join(keys.sort("run_id", "game_id").with_row_index("game"), on=["run_id", "game_id"])
+def game_seats(results: pl.DataFrame, games: pl.DataFrame | None,
+               columns: list[str] = ()) -> pl.DataFrame:
+    """The rows of ``results`` of the games ``games`` lists (all of them without ``games``),
+    sorted by run_id, game_id and seat, with that game's ``columns`` of ``games`` and: ``game``,
+    its number in that order; ``players``, its rows in ``results``; ``order``, the row's seat
+    counted from the opener (``seats_from_opener``; ``seat`` stays as recorded); ``deal_key``,
+    its deal (``analysis.bootstrap.deal_key``) as a number. One join on the two string keys:
+    what is counted per game then comes from whole columns, without a window over the strings."""
+    if games is None:
+        keys, cols, opener = results.select("run_id", "game_id").unique(), [], []
+    else:
+        cols = deal_columns(games)
+        opener = [_opener().alias("_opener")] if "series_game" in games.columns else []
+        keys = games.select("run_id", "game_id", *dict.fromkeys([*columns, *cols]), *opener)
+    # by run_id, then game_id: two stable sorts of one column, a quarter of the time of one by both
+    keys = (keys.sort("game_id", maintain_order=True).sort("run_id", maintain_order=True)
+            .with_row_index("game")
+            .with_columns(deal_key(cols).rank("dense").alias("deal_key"))
+            .drop([c for c in cols if c not in columns]))
+    seats = results.join(keys, on=["run_id", "game_id"]).sort("game", "seat")
     game = seats["game"].to_numpy()
     players = np.bincount(game)[game] if len(game) else np.zeros(0, np.int64)
     order = seats["seat"].cast(pl.Int64).to_numpy()
-    if "_opener" in seats.columns:
+    if opener:
         order = np.mod(order - seats["_opener"].to_numpy(), players)
         seats = seats.drop("_opener")
-    return (seats.with_columns(pl.Series("players", players, pl.Int64),
-                               pl.Series("order", order, pl.Int64))
-            .sort("game", "order"))
+    return seats.with_columns(pl.Series("players", players, pl.Int64),
+                              pl.Series("order", order, pl.Int64))
 
 
 def _known_games(results: pl.DataFrame, games: pl.DataFrame | None) -> pl.DataFrame:
-    """``results`` of the games ``games`` lists (all without it), with their ``deal_key`` and
-    ``faulted`` (``with_faults``)."""
-    cols = [] if games is None else deal_columns(games)
-    if games is not None:
-        results = results.join(games.select("run_id", "game_id", *cols), on=["run_id", "game_id"],
-                               how="semi" if not cols else "inner")
-    results = with_faults(results.with_columns(deal_key(cols).alias("deal_key")).drop(cols), games)
+    """``game_seats`` of ``results`` (its rows of the games ``games`` lists), with ``faulted``
+    (false everywhere for records without ``fault_seat``)."""
+    faults = ["fault_seat"] if games is not None and "fault_seat" in games.columns else []
+    results = game_seats(results, games, faults)
+    results = results.with_columns(faulted()).drop(faults) if faults else results.with_columns(
+        pl.lit(False).alias("faulted"))
     if results.height == 0:
         raise ValueError("no game results in the records")
     return results
 
 
 def outcomes(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
-    """``results`` with per seat: ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held
-    by several seats), ``loss``, ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores),
-    ``share`` (``score_share``) and ``deal_key``, the game's deal (``analysis.bootstrap.deal_key``;
-    the game itself without ``games``). With ``games``, only the games that it lists are kept."""
-    results = _known_games(results, games)
-    g = ["run_id", "game_id"]
-    firsts = (pl.col("rank") == 1).sum().over(g)
-    out = results.with_columns(
-        pl.len().over(g).alias("num_players"),
-        ((pl.col("rank") == 1) & (firsts == 1)).alias("win"),
-        ((pl.col("rank") == 1) & (firsts > 1)).alias("shared"),
-        pl.col("score").sum().over(g).alias("table_score"), score_share())
-    return out.with_columns(
-        (~pl.col("win") & ~pl.col("shared")).alias("loss"),
-        (pl.col("win").cast(pl.Float64) + 0.5 * pl.col("shared").cast(pl.Float64)).alias("points"))
+    """``results`` (as ``game_seats`` gives them: sorted, with ``game``, ``order`` and
+    ``deal_key``, the game's deal as a number; the game itself without ``games``) with per seat:
+    ``num_players``, ``win`` (rank 1 alone), ``shared`` (rank 1 held by several seats), ``loss``,
+    ``points`` (1, 1/2, 0), ``table_score`` (all seats' scores), ``share`` (the score share),
+    ``faulted`` and ``counted`` (the game seats more than one bot), from
+    ``analysis.totals.seat_outcomes``. With ``games``, only the games that it lists are kept."""
+    r = _known_games(results, games)
+    game, score = r["game"].to_numpy(), r["score"].to_numpy()
+    bot = bot_codes(r["bot"], sorted(r["bot"].unique().to_list()))
+    o = seat_outcomes(game, bot, score, r["rank"].to_numpy(), r["faulted"].to_numpy())
+    return r.rename({"players": "num_players"}).with_columns(
+        pl.Series("win", o["win"]), pl.Series("shared", o["shared"]),
+        pl.Series("table_score", np.bincount(game, o["score"])[game].astype(np.int64)),
+        pl.Series("share", o["share"]), pl.Series("counted", o["counted"]),
+        pl.Series("loss", ~o["win"] & ~o["shared"]), pl.Series("points", o["points"]))
+
+
+def bot_codes(names: pl.Series, bots: list[str]) -> np.ndarray:
+    """Each of ``names`` as its index in ``bots`` (which holds every one of them)."""
+    return names.cast(pl.Enum(bots)).to_physical().cast(pl.Int64).to_numpy()
 
 
 def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.DataFrame:
@@ -199,10 +195,10 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
     ``mean_floor_penalty`` and ``mean_bonus``. Games of a bot against copies of itself (a league
     with ``self_play``) are left out: they are in ``seat_advantage``. The counts and sums are
     ``analysis.totals.bot_totals``, as in the league's own table."""
-    r = _known_games(results, games).sort("run_id", "game_id", "seat")
-    game = r.select(pl.struct("run_id", "game_id").rle_id())["run_id"].to_numpy()
+    r = _known_games(results, games)
+    game = r["game"].to_numpy()
     names = sorted(r["bot"].unique().to_list())
-    bot = r["bot"].replace_strict(names, list(range(len(names))), return_dtype=pl.Int64).to_numpy()
+    bot = bot_codes(r["bot"], names)
     score = r["score"].cast(pl.Float64).to_numpy()
     outcome = seat_outcomes(game, bot, score, r["rank"].to_numpy(), r["faulted"].to_numpy())
     if not outcome["counted"].any():
@@ -236,9 +232,8 @@ def crosstable(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.D
     o = outcomes(results, games).filter(pl.col("num_players") == 2)
     if o.height == 0:
         raise ValueError("no 2-player games in the records")
-    opp = o.select("run_id", "game_id", pl.col("seat").alias("opp_seat"),
-                   pl.col("bot").alias("opponent"))
-    pairs = (o.join(opp, on=["run_id", "game_id"]).filter(pl.col("seat") != pl.col("opp_seat"))
+    opp = o.select("game", pl.col("seat").alias("opp_seat"), pl.col("bot").alias("opponent"))
+    pairs = (o.join(opp, on="game").filter(pl.col("seat") != pl.col("opp_seat"))
              .filter(pl.col("bot") != pl.col("opponent")))
     table = pairs.group_by("bot", "opponent").agg(
         pl.len().alias("games"), pl.col("win").sum().alias("wins"),
@@ -261,12 +256,10 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     ``expected`` (1 / num_players, the rate of a seat with no edge between equal players).
     With ``games``, seats are counted from the game's opener: in game two of a series (opened by
     seat 1) the first mover is reported as seat 0."""
-    if games is not None:
-        results = seats_from_opener(results, games)
-    o = outcomes(results, games)
+    o = outcomes(results, games).with_columns(pl.col("order").alias("seat"))  # from the opener
     aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]
     none = pl.lit(None, dtype=pl.String).alias("bot")
-    equal = o.filter(pl.col("bot").n_unique().over("run_id", "game_id") == 1)
+    equal = o.filter(~pl.col("counted"))
     cols = ["num_players", "between", "bot", "seat", "games", "points", "design"]
     parts = []
     for between, frame in (("all", o), ("equal", equal)):
@@ -290,17 +283,17 @@ def neighbours(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.D
     """Who profits from sitting after whom, in 3- and 4-player games: per ``num_players``, ``bot``
     and ``before`` (the bot in the seat that moves just before it, seat s - 1, cyclically: the
     one whose leftovers it takes from), ``games``, ``win_rate`` (points per game) with its Wilson
-    ``low``/``high``, and ``score_share`` (``score_share``) with a normal 95% interval
+    ``low``/``high``, and ``score_share`` (the mean score share) with a normal 95% interval
     (``share_low``/``share_high``); both intervals count the games of a deal as sharing its luck.
     A row with ``before`` null pools the bot's games after every other bot. Games after a copy of
     itself (self-play) are left out. A ValueError when no 3- or 4-player game is in the records."""
     o = outcomes(results, games).filter(pl.col("num_players") >= 3)
     if o.height == 0:
         raise ValueError("no 3- or 4-player games in the records: neighbours are about who plays after whom")
-    prev = o.select("run_id", "game_id", ((pl.col("seat").cast(pl.Int64) + 1) % pl.col("num_players"))
+    prev = o.select("game", ((pl.col("seat").cast(pl.Int64) + 1) % pl.col("num_players"))
                     .alias("_seat"), pl.col("bot").alias("before"))
     o = (o.with_columns(pl.col("seat").cast(pl.Int64).alias("_seat"))
-         .join(prev, on=["run_id", "game_id", "_seat"]).filter(pl.col("bot") != pl.col("before")))
+         .join(prev, on=["game", "_seat"]).filter(pl.col("bot") != pl.col("before")))
     parts = []
     for by in (["num_players", "bot", "before"], ["num_players", "bot"]):
         part = (o.group_by(*by).agg(pl.len().alias("games"), pl.col("points").sum().alias("points"))
