@@ -85,10 +85,12 @@ def test_the_bases_are_accepted(records, tmp_path):
 # ---------------------------------------------------------------- what the property found, and its kin
 @pytest.mark.parametrize("change, words", [
     ({"start": {"records": ["x" * 300]}}, "start.records[0]: xxx"),        # too long a name for a folder
-    ({"start": {"model": "x" * 300}}, "start.model: xxx"),                   # too long for a file
+    ({"start": {"model": "x" * 300}}, "cannot read it (File name too long)"),  # too long for a file
     ({"start": {"model": "/proc/self/mem"}}, "/proc/self/mem"),               # a file that cannot be read
     ({"selfplay": {"opponents": ["mcts:evaluator=value,model=/"]}},        # was found after generation 0
      "selfplay.opponents[0]: mcts: model '/' is neither a shipped model"),
+    ({"selfplay": {"opponents": ["mcts:evaluator=value,model=" + "x" * 300]}},  # an OSError once
+     "selfplay.opponents[0]: mcts: model 'xxx"),
     ({"out": "config.yaml"}, "config.yaml/p: Not a directory"),             # a file where the folder goes
     ({"name": "x" * 300}, "File name too long"),
 ])
