@@ -74,6 +74,13 @@ def bot_from_spec(spec: str, seed: int):
         raise ValueError(f"bot spec {spec!r}: {exc}") from None
 
 
+def spec_name(spec: str) -> str:
+    """The name a bot given by ``spec`` goes by in tables and records when it is given none: the
+    bot's own (``Bot.name``: ``mcts-2p:iterations=200`` is ``mcts-2p(iterations=200)``), as a
+    league names the bots of its config; a ValueError as ``bot_from_spec``'s."""
+    return bot_from_spec(spec, 0).name
+
+
 def format_bot_spec(kind: str, params: dict[str, Any] | None = None) -> str:
     """The spec text of a bot type and its parameters (the inverse of ``parse_bot_spec``)."""
     if not params:

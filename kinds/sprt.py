@@ -64,7 +64,7 @@ class SprtSettings:
     variant: str = "colored"
     seed: int = 0
     seeds: tuple[int | None, int | None] = (None, None)  # the bots' seeds; None: from ``seed``
-    names: tuple[str, str] | None = None  # the bots' names in the records; None: their specs
+    names: tuple[str, str] | None = None  # the bots' names in the records; None: from their specs
     name: str = "sprt"
     out: str = "runs"
     workers: int | None = None
@@ -110,12 +110,13 @@ class SprtSettings:
                      for i, s in enumerate(self.seeds))
 
     def bot_names(self) -> tuple[str, str]:
-        """The bots' ``names`` if given, else the spec texts (a spec with a path, an external
-        program's, gives the bot's own name, or its text with '_' for '/' where the two bots' own
-        names are one); with a seed each when both bots have the same name (an A/A test)."""
+        """The bots' ``names`` if given, else their own names, as a league names them
+        (``bots.spec.spec_name``: ``mcts-2p(iterations=200)``), or the spec texts with '_' for '/'
+        where two different specs give one name; with a seed each when both bots have the same
+        name (an A/A test)."""
         if self.names is not None:
             return tuple(self.names)
-        new, base = _label(self.new), _label(self.base)
+        new, base = _own_name(self.new), _own_name(self.base)
         if new == base and self.new.strip() != self.base.strip():
             new, base = (s.strip().replace("/", "_") for s in (self.new, self.base))
         if new != base:
@@ -142,15 +143,15 @@ class SprtSettings:
                 "max_pairs": self.max_pairs}
 
 
-def _label(spec: str) -> str:
-    """A bot's name in the test: its spec text, or the bot's own name when the text holds a '/'
-    (which a name may not: ``external:command=python3 bots/mine.py`` is ``external(mine.py)``)."""
-    spec = spec.strip()
-    if "/" not in spec:
-        return spec
-    from bots.spec import bot_from_spec
+def _own_name(spec: str) -> str:
+    """A bot's name in the test: the one a league gives it (``bots.spec.spec_name``), or the
+    spec's text when it cannot be built (the league's config check then names the field)."""
+    from bots.spec import spec_name
 
-    return bot_from_spec(spec, 0).name
+    try:
+        return spec_name(spec)
+    except ValueError:
+        return spec.strip()
 
 
 def _spec_entry(spec: str) -> dict:
@@ -239,7 +240,8 @@ def stored_fields(run_dir: str | Path) -> dict | None:
         bots = config["bots"]
         fields = {k: test[k] for k in ("elo0", "elo1", "alpha", "beta", "model", "max_pairs")}
         fields["new"], fields["base"] = (_stored_spec(str(test[k]), bots[i]) for i, k in enumerate(("new", "base")))
-        fields.update(variant=config["variant"], seed=config["seed"], seeds=(bots[0]["seed"], bots[1]["seed"]))
+        fields.update(variant=config["variant"], seed=config["seed"], seeds=(bots[0]["seed"], bots[1]["seed"]),
+                      names=(str(bots[0]["name"]), str(bots[1]["name"])))  # as its records name them
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as exc:
         raise ValueError(f"{run_dir}: cannot read the test it holds from {SPRT_FILE} and config.yaml "
                          f"({type(exc).__name__}: {exc})") from None
@@ -287,10 +289,13 @@ def _shown(value) -> str:
 
 
 def _kept(settings: SprtSettings) -> dict:
-    new, base = settings.bot_names()
+    from bots.spec import format_bot_spec, parse_bot_spec
+
     values = {k: getattr(settings, k) for k, _ in KEPT}
-    values.update(new=new, base=base, seeds=list(settings.bot_seeds()),
-                  **{k: float(values[k]) for k in ("elo0", "elo1", "alpha", "beta")})
+    for key in ("new", "base"):  # the bot itself (its type and parameters), not its text or name
+        kind, params = parse_bot_spec(values[key])
+        values[key] = format_bot_spec(kind, dict(sorted(params.items())))
+    values.update(seeds=list(settings.bot_seeds()), **{k: float(values[k]) for k in ("elo0", "elo1", "alpha", "beta")})
     return values
 
 

@@ -13,6 +13,7 @@ from analysis.sprt import decide
 from analysis.sprt_run import in_order, pair_cells, sprt_result
 from analysis.synthetic import synthetic_league
 from azul_cli.main import app
+from bots.spec import spec_name
 from tournament.backends import LeagueError
 from kinds.sprt import SprtSettings, run_sprt
 
@@ -124,7 +125,7 @@ def test_a_bot_that_forfeits_every_game_is_reported(tmp_path):
     result = runner.invoke(app, args + ["-f", "json"])
     assert result.exit_code == 1, result.output
     out = json.loads(result.stdout.strip().splitlines()[-1])
-    bad = "test_league_support:RaisingBot:after=1"
+    bad = spec_name("test_league_support:RaisingBot:after=1")  # its name in a league too (a Bot's own: "bot")
     assert out["faults"] == {bad: {"error": 2 * out["pairs"] + 2 * out["pairs_after"]}}
     assert out["faulted_pairs"] == out["pairs"] and out["pentanomial"][1:] == [0, 0, 0, 0]
     assert "on forfeits: every one of the" in result.stderr and "warning: the test was" in result.stderr
