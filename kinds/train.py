@@ -145,7 +145,19 @@ def _changed(before: dict, now: dict) -> list[str]:
 
 
 def _save(store: RunStore, lineage: list[dict]) -> None:
-    store.write_text(LINEAGE_FILE, json.dumps(lineage, indent=1) + "\n")
+    """``lineage.json`` as strict JSON: a number that is not one (the held-out loss of a
+    generation without held-out positions) is null, which every JSON reader takes."""
+    store.write_text(LINEAGE_FILE, json.dumps(_strict(lineage), indent=1, allow_nan=False) + "\n")
+
+
+def _strict(value):
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strict(v) for v in value]
+    return value
 
 
 def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
@@ -317,6 +329,11 @@ class _Tracker:
         self.client.log_artifact(self.run_id, str(self.store.local(LINEAGE_FILE)))
 
 
+def _number(value) -> float:
+    """A lineage's number for a plot: null (none) is NaN, a gap in the line."""
+    return float("nan") if value is None else float(value)
+
+
 def plot_curve(lineage: list[dict], path: Path) -> Path:
     """The curve over generations: held-out loss and the gate's Elo (with its interval)."""
     import matplotlib
@@ -325,8 +342,8 @@ def plot_curve(lineage: list[dict], path: Path) -> Path:
 
     gens = [r["generation"] for r in lineage]
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2))
-    a.plot(gens, [r.get("held_out_loss", float("nan")) for r in lineage], "o-", label="held-out")
-    a.plot(gens, [r.get("train_loss", float("nan")) for r in lineage], "s--", label="train")
+    a.plot(gens, [_number(r.get("held_out_loss")) for r in lineage], "o-", label="held-out")
+    a.plot(gens, [_number(r.get("train_loss")) for r in lineage], "s--", label="train")
     a.set(xlabel="generation", ylabel="value loss (MSE)")
     a.legend()
     gated = [r for r in lineage if r.get("gate") and r["gate"].get("elo") is not None]

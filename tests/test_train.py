@@ -218,3 +218,16 @@ def test_a_broken_mlflow_store_is_said_once_and_the_training_goes_on(tmp_path):
     assert result.output.count("MLflow: ") == 1 and "goes on without it" in result.output
     assert json.loads((out / "t" / "lineage.json").read_text())[0]["generation"] == 0
     assert not (out / "t" / "mlflow_run_id").exists()
+
+
+def test_the_lineage_is_strict_json(tmp_path):
+    """A generation without held-out positions has no held-out loss: null in lineage.json, not
+    NaN, which strict JSON readers refuse."""
+    from records.store import RunStore
+
+    train_module._save(RunStore(tmp_path), [{"generation": 0, "held_out_loss": float("nan"),
+                                             "gate": {"elo": float("inf")}, "accepted": True}])
+    text = (tmp_path / "lineage.json").read_text()
+    refuse = lambda constant: pytest.fail(f"{constant} in lineage.json")  # noqa: E731
+    assert json.loads(text, parse_constant=refuse) == [
+        {"generation": 0, "held_out_loss": None, "gate": {"elo": None}, "accepted": True}]
