@@ -141,8 +141,7 @@ class RatingList:
                           float(anchor_value) if anchor_value is not None else last.anchor_value,
                           sorted((set(last.exclude) | set(exclude)) - set(include)), names,
                           datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
-        if anchor is not None:
-            check_anchor(version, anchor)  # before anything is written
+        check_version(version, anchor)  # before anything is written
         self.folder.mkdir(parents=True, exist_ok=True)
         self.versions.append(version)
         self._save()
@@ -220,6 +219,19 @@ def version_bots(version: Version) -> list[str]:
     with connect(version_dirs(version)) as con:
         bots = {b for (b,) in con.execute("SELECT DISTINCT bot FROM results").fetchall()}
     return sorted({version.rename.get(b, b) for b in bots} - set(version.exclude))
+
+
+def check_version(version: Version, anchor: str | None) -> None:
+    """A new version is one ``show`` can read: its runs where it says (``version_dirs``), a bot
+    left to rate, and its anchor (``anchor``, given now, or the one it keeps) one of them."""
+    bots = version_bots(version)
+    if not bots:
+        raise RatingListError(f"version {version.number} would rate no bot: every bot of its runs is excluded")
+    if anchor is not None:
+        check_anchor(version, anchor, bots)
+    elif version.anchor is not None and version.anchor not in bots:
+        raise RatingListError(f"the list's anchor {version.anchor} would not be a bot of version {version.number} "
+                              f"(excluded or renamed): give another --anchor, or keep {version.anchor} in it")
 
 
 def check_anchor(version: Version, anchor: str, bots: list[str] | None = None) -> None:

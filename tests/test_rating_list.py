@@ -158,3 +158,30 @@ def test_the_html_page_signs_the_change_and_says_new(tmp_path, runs):
     for bot, text in change.items():
         if text != "new":
             assert text[0] in "+-" and int(text) == round(bots[bot]["change"]), (bot, text)
+
+
+def test_a_version_that_show_could_not_read_is_never_written(tmp_path, runs):
+    """Excluding the list's anchor, or every bot, or adding onto a list whose run moved away, is
+    refused by add with the list unchanged: each would write a version show then refuses."""
+    import shutil
+
+    lst = tmp_path / "list"
+    assert call("add", lst, runs["one"], "--anchor", "beta").exit_code == 0
+    before = (lst / "list.json").read_text()
+    anchor_out = call("add", lst, "--exclude", "beta")
+    assert anchor_out.exit_code == 1 and "the list's anchor beta would not be a bot of version 2" in anchor_out.output
+    assert call("add", lst, "--exclude", "alpha", "--exclude", "gamma", "--anchor", "beta").exit_code == 0
+    before = (lst / "list.json").read_text()
+    none_left = call("add", lst, "--exclude", "beta", "--anchor", "alpha")
+    assert none_left.exit_code == 1 and "version 3 would rate no bot" in none_left.output
+    assert (lst / "list.json").read_text() == before
+    moved = tmp_path / "moved"
+    shutil.copytree(runs["two"], moved / "two")
+    copy = tmp_path / "copy"
+    shutil.copytree(runs["one"], copy / "one")
+    other = tmp_path / "other"
+    assert call("add", other, copy / "one").exit_code == 0
+    kept = (other / "list.json").read_text()
+    shutil.rmtree(copy)
+    gone = call("add", other, moved / "two")
+    assert gone.exit_code == 1 and "is not at" in gone.output and (other / "list.json").read_text() == kept
