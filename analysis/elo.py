@@ -18,7 +18,7 @@ import polars as pl
 
 from .bootstrap import (INTERVALS, check_count, deal_codes, interval as bootstrap_interval,
                         jackknife_counts, jackknife_groups, per_deal, resample_batches)
-from .stats import bot_codes, faulted, game_seats
+from .stats import SEAT_COLUMNS, bot_codes, faulted, game_seats
 from .totals import seat_outcomes
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
@@ -44,7 +44,7 @@ def _pair_games(results: pl.DataFrame, games: pl.DataFrame) -> tuple[pl.DataFram
     and per game, in (run_id, game_id) order, the first mover's bot (bot0), the other (bot1), the
     first mover's score ``s`` (1, 1/2, 0) and its deal (``cluster``)."""
     faults = ["fault_seat"] if "fault_seat" in games.columns else []
-    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games, faults)
+    seats = (game_seats(results.select(SEAT_COLUMNS), games, faults)
              .filter(pl.col("players") == 2))
     s0 = seats.filter(pl.col("order") == 0).select("game", "run_id", "game_id", "deal_key",
                                                    bot0="bot", rank0="rank")
@@ -219,7 +219,7 @@ def ratings_table(results, games, bots, rating, low, high) -> pl.DataFrame:
     ``fault_seat`` where recorded: a forfeiting seat's share is 0) between different bots only: a
     game of a bot against itself (``self_play``) informs the seat terms, not the bot's rating."""
     faults = ["fault_seat"] if "fault_seat" in games.columns else []
-    seats = game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games, faults)
+    seats = game_seats(results.select(SEAT_COLUMNS), games, faults)
     return seats_ratings_table(seats, bots, rating, low, high)
 
 

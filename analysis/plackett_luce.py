@@ -31,7 +31,7 @@ from .bootstrap import (INTERVALS, check_count, deal_codes, interval as bootstra
                         jackknife_counts, jackknife_groups, per_deal, resample_batches)
 from .elo import (SCALE, EloFit, centre_ratings, check_anchor_value, seats_ratings_table,
                   superiority_table)
-from .stats import bot_codes, game_seats
+from .stats import SEAT_COLUMNS, bot_codes, game_seats
 
 
 @dataclass
@@ -50,7 +50,7 @@ def _games(results: pl.DataFrame, games: pl.DataFrame, num_players: int):
     (sorted) and, in the games' order, arrays (games, seats) of the bots (indices into the names)
     and of their ranks."""
     faults = ["fault_seat"] if "fault_seat" in games.columns else []
-    seats = (game_seats(results.select("run_id", "game_id", "seat", "bot", "rank", "score"), games, faults)
+    seats = (game_seats(results.select(SEAT_COLUMNS), games, faults)
              .filter(pl.col("players") == num_players).sort("game", "order"))
     if seats.height == 0:
         raise ValueError(f"no {num_players}-player games in the records")

@@ -123,6 +123,9 @@ def _opener() -> pl.Expr:
     return pl.col("series_game").fill_null(1).cast(pl.Int64) - 1
 
 
+SEAT_COLUMNS = ["run_id", "game_id", "seat", "bot", "rank", "score"]  # what a seat's outcome reads
+
+
 def game_seats(results: pl.DataFrame, games: pl.DataFrame | None,
                columns: list[str] = ()) -> pl.DataFrame:
     """The rows of ``results`` of the games ``games`` lists (all of them without ``games``),
@@ -195,7 +198,7 @@ def standings(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.Da
     ``mean_floor_penalty`` and ``mean_bonus``. Games of a bot against copies of itself (a league
     with ``self_play``) are left out: they are in ``seat_advantage``. The counts and sums are
     ``analysis.totals.bot_totals``, as in the league's own table."""
-    r = _known_games(results, games)
+    r = _known_games(results.select(*SEAT_COLUMNS, "floor_penalty_total", "bonus_points"), games)
     game = r["game"].to_numpy()
     names = sorted(r["bot"].unique().to_list())
     bot = bot_codes(r["bot"], names)
@@ -229,7 +232,8 @@ def crosstable(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.D
     """2-player games head to head: per ordered pair (``bot``, ``opponent``) of different bots,
     ``games``, ``wins``, ``shared``, ``losses``, ``score`` (``bot``'s points per game against
     ``opponent``) and its Wilson ``low``/``high``. Each pair appears in both orders."""
-    o = outcomes(results, games).filter(pl.col("num_players") == 2)
+    o = (outcomes(results.select(SEAT_COLUMNS), games).filter(pl.col("num_players") == 2)
+         .select("game", "seat", "bot", "win", "shared", "loss", "points", "deal_key"))
     if o.height == 0:
         raise ValueError("no 2-player games in the records")
     opp = o.select("game", pl.col("seat").alias("opp_seat"), pl.col("bot").alias("opponent"))
@@ -256,7 +260,8 @@ def seat_advantage(results: pl.DataFrame, games: pl.DataFrame | None = None) -> 
     ``expected`` (1 / num_players, the rate of a seat with no edge between equal players).
     With ``games``, seats are counted from the game's opener: in game two of a series (opened by
     seat 1) the first mover is reported as seat 0."""
-    o = outcomes(results, games).with_columns(pl.col("order").alias("seat"))  # from the opener
+    o = (outcomes(results.select(SEAT_COLUMNS), games)
+         .with_columns(pl.col("order").alias("seat")))  # counted from the opener
     aggs = [pl.len().alias("games"), pl.col("points").sum().alias("points")]
     none = pl.lit(None, dtype=pl.String).alias("bot")
     equal = o.filter(~pl.col("counted"))
@@ -287,7 +292,7 @@ def neighbours(results: pl.DataFrame, games: pl.DataFrame | None = None) -> pl.D
     (``share_low``/``share_high``); both intervals count the games of a deal as sharing its luck.
     A row with ``before`` null pools the bot's games after every other bot. Games after a copy of
     itself (self-play) are left out. A ValueError when no 3- or 4-player game is in the records."""
-    o = outcomes(results, games).filter(pl.col("num_players") >= 3)
+    o = outcomes(results.select(SEAT_COLUMNS), games).filter(pl.col("num_players") >= 3)
     if o.height == 0:
         raise ValueError("no 3- or 4-player games in the records: neighbours are about who plays after whom")
     prev = o.select("game", ((pl.col("seat").cast(pl.Int64) + 1) % pl.col("num_players"))
