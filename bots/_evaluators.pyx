@@ -7,14 +7,16 @@ game is valued by its result (``result_values``: the share of opponents beaten);
 round's end, the game not over, by the bot's evaluator, chosen by its ``evaluator`` parameter from
 ``EVALUATORS``. An evaluator is a subclass of ``Evaluator`` whose ``values`` runs in C without
 the GIL; it is built once per bot with the bot's parameters as keywords (``value_scale=8.0, ...``;
-``value``, the learned network, also gets the model's bytes as ``model_bytes``)
+``value``, the learned value, also gets the model's bytes as ``model_bytes``)
 and reads the ones it uses. A new one is a subclass here plus its entry in ``EVALUATORS`` (docs/bots.md).
+``value`` is either kind of learned value, as its model file says: the network (``LearnedValue``,
+``azul-value/1``) or the n-tuple tables (``NTupleValue``, ``azul-ntuple/1``, bots/ntuple.py).
 """
 from libc.math cimport exp, tanh
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
-from engine._core cimport Core, State, Board, REFILL, complete_rows
+from engine._core cimport Core, State, Board, REFILL, NO_SEAT, POPCOUNT, complete_rows
 from engine._rl cimport encode, observation_length, MAX_OBSERVATION
 from bots._policies cimport Weights, evaluate, default_weights
 
@@ -139,6 +141,8 @@ cdef class LearnedValue(Evaluator):
         if model_bytes is None:
             raise ValueError("mcts: the value evaluator needs a model (its model_bytes)")
         header, arrays = read_model(bytes(model_bytes))
+        if header["format"] != "azul-value/1":
+            raise ValueError(f"mcts: a {header['format']} model is not a value network (azul-value/1)")
         layers = header["layers"]
         if len(layers) > MAX_LAYERS:
             raise ValueError(f"mcts: a value network of {len(layers)} layers; at most {MAX_LAYERS}")
@@ -219,8 +223,170 @@ cdef class LearnedValue(Evaluator):
         return out
 
 
-# The evaluators by the name the bot's ``evaluator`` parameter takes (its choices, in this order).
-EVALUATORS = {"heuristic": HeuristicValue, "score": ScoreValue, "value": LearnedValue}
+# ---------------------------------------------------------------- the n-tuple value
+# The tables' places in one weight vector, in bots/ntuple.py's order (TUPLES, OFFSETS); a test
+# checks these indices against that module's reference, computed from the observation.
+cdef enum:
+    NT_ROUNDS = 8
+    NT_LINES = 26
+    NT_MARGIN = 40
+    NT_BIAS = 0
+    NT_OWN_ROW = 1
+    NT_OWN_COLUMN = NT_OWN_ROW + 5 * 32 * NT_LINES
+    NT_OWN_COLOUR = NT_OWN_COLUMN + 5 * 32
+    NT_OTHER = NT_OWN_COLOUR + 5 * 6 - NT_OWN_ROW   # other_* lie this far past own_*
+    NT_SCORE = NT_OWN_ROW + 2 * NT_OTHER
+    NT_MARGIN_AT = NT_SCORE + NT_ROUNDS * 32
+    NT_MARKER = NT_MARGIN_AT + NT_ROUNDS * (NT_MARGIN + 1)
+    NT_RACE = NT_MARKER + NT_ROUNDS * 5
+    NT_SIZE = NT_RACE + NT_ROUNDS * 25
+    NT_BOARD = 15                       # a board's indices: 5 rows, 5 columns, 5 colours
+    NT_FEATURES = 1 + 4 * NT_BOARD + 4  # the most one view picks (4 players)
+
+NTUPLE_SIZE = NT_SIZE
+
+
+cdef inline int board_indices(const Board* b, int* out) noexcept nogil:
+    """The board's 15 indices into the own_* tables (add NT_OTHER for other_*'s); returns the
+    most tiles in one of its wall rows (at most 4)."""
+    cdef int r, c, n, line, fullest = 0
+    for r in range(5):
+        n = b.line_count[r]
+        line = 0 if n == 0 else 5 * b.line_colour[r] + (n if n < 5 else 5)
+        out[r] = NT_OWN_ROW + (r * 32 + b.row_mask[r]) * NT_LINES + line
+        n = POPCOUNT[b.row_mask[r]]
+        fullest = n if n > fullest else fullest
+    for c in range(5):
+        out[5 + c] = NT_OWN_COLUMN + c * 32 + b.col_mask[c]
+        n = b.colour_count[c]
+        out[10 + c] = NT_OWN_COLOUR + c * 6 + (n if n < 5 else 5)
+    return fullest if fullest < 4 else 4
+
+
+cdef inline void position_indices(const State* s, int seat, int fullest, int others_fullest,
+                                  int best, int* out) noexcept nogil:
+    """The 4 indices of the whole position from ``seat``: score, margin, marker and race."""
+    cdef int n = s.players, rnd = s.round - 2, score = s.boards[seat].score
+    cdef int margin = score - best
+    rnd = 0 if rnd < 0 else (NT_ROUNDS - 1 if rnd >= NT_ROUNDS else rnd)
+    margin = -NT_MARGIN if margin < -NT_MARGIN else (NT_MARGIN if margin > NT_MARGIN else margin)
+    out[0] = NT_SCORE + rnd * 32 + (score // 4 if score < 128 else 31)
+    out[1] = NT_MARGIN_AT + rnd * (NT_MARGIN + 1) + (margin + NT_MARGIN) // 2
+    out[2] = NT_MARKER + rnd * 5 + (4 if s.marker == NO_SEAT else (s.marker - seat + n) % n)
+    out[3] = NT_RACE + (rnd * 5 + fullest) * 5 + others_fullest
+
+
+cdef int ntuple_indices(const State* s, int seat, int* out) noexcept nogil:
+    """Every index ``seat``'s view picks, in bots/ntuple.py's order; returns how many."""
+    cdef int board[NT_BOARD]
+    cdef int n = s.players, rel, q, i, at = 1, f, fullest = 0, others = 0, best = -1000000
+    out[0] = NT_BIAS
+    for rel in range(n):
+        q = (seat + rel) % n
+        f = board_indices(&s.boards[q], board)
+        for i in range(NT_BOARD):
+            out[at + i] = board[i] + (NT_OTHER if rel else 0)
+        at += NT_BOARD
+        if rel == 0:
+            fullest = f
+        else:
+            others = f if f > others else others
+            best = s.boards[q].score if s.boards[q].score > best else best
+    position_indices(s, seat, fullest, others, best, out + at)
+    return at + 4
+
+
+def ntuple_features(state, int seat):
+    """The table indices ``seat``'s view of a GameState at a round's end picks (bots/ntuple.py's
+    ``features`` computes the same from the observation): what the n-tuple value sums."""
+    cdef Core core = state._core
+    cdef int out[NT_FEATURES]
+    if core.s.phase != REFILL:
+        raise ValueError(f"ntuple_features: a position at a round's end (phase refill), not in phase {state.phase}")
+    if not 0 <= seat < core.s.players:
+        raise ValueError(f"ntuple_features: seat {seat} is not a seat of a {core.s.players}-player game")
+    cdef int n = ntuple_indices(&core.s, seat, out)
+    return [out[i] for i in range(n)]
+
+
+cdef class NTupleValue(Evaluator):
+    """The n-tuple value (bots/ntuple.py) of an ``azul-ntuple/1`` model: each seat's view picks one
+    entry per table and per board, and the seat's value is (1 + tanh of their sum) / 2 (at 2
+    players the mean of that and one minus the other seat's, as ``LearnedValue``'s). A board's
+    entries are looked up once for the view of its own seat and once for the others'."""
+    cdef readonly int players
+    cdef float* w
+
+    def __init__(self, *, model_bytes=None, **parameters):
+        from bots.ntuple import FORMAT, flat_weights
+        from bots.value_file import read_model
+        if model_bytes is None:
+            raise ValueError("mcts: the value evaluator needs a model (its model_bytes)")
+        header, arrays = read_model(bytes(model_bytes))
+        if header["format"] != FORMAT:
+            raise ValueError(f"mcts: a {header['format']} model is not an n-tuple value ({FORMAT})")
+        flat = flat_weights(arrays)
+        if flat.shape[0] != NT_SIZE:   # bots/ntuple.py and this file out of step
+            raise ValueError(f"mcts: {flat.shape[0]} n-tuple weights; the compiled tables hold {NT_SIZE}")
+        cdef float[::1] view = flat
+        self.players = header["players"]
+        self.w = <float*>malloc(NT_SIZE * sizeof(float))
+        if self.w == NULL:
+            raise MemoryError()
+        memcpy(self.w, &view[0], NT_SIZE * sizeof(float))
+
+    def __dealloc__(self):
+        free(self.w)
+
+    cdef void values(self, const State* s, double* values) noexcept nogil:
+        cdef int board[NT_BOARD]
+        cdef int here[4]
+        cdef int fullest[4]
+        cdef double own[4]
+        cdef double other[4]
+        cdef double others = 0, z
+        cdef const float* w = self.w
+        cdef int n = s.players, p, q, i, f, best
+        if n != self.players:   # the bot refuses such games before its search
+            for p in range(n):
+                values[p] = 0.5
+            return
+        for p in range(n):
+            fullest[p] = board_indices(&s.boards[p], board)
+            own[p] = 0
+            other[p] = 0
+            for i in range(NT_BOARD):
+                own[p] += w[board[i]]
+                other[p] += w[board[i] + NT_OTHER]
+            others += other[p]
+        for p in range(n):
+            f, best = 0, -1000000
+            for q in range(n):
+                if q != p:
+                    f = fullest[q] if fullest[q] > f else f
+                    best = s.boards[q].score if s.boards[q].score > best else best
+            position_indices(s, p, fullest[p], f, best, here)
+            z = w[NT_BIAS] + own[p] + (others - other[p]) + w[here[0]] + w[here[1]] + w[here[2]] + w[here[3]]
+            values[p] = 0.5 * (1.0 + tanh(z))
+        if n == 2:   # both views in one zero-sum value
+            values[0] = 0.5 * (values[0] + 1.0 - values[1])
+            values[1] = 1.0 - values[0]
+
+
+def learned_value(*, model_bytes=None, **parameters):
+    """``evaluator=value``: the learned value its model file holds, as the file's ``format`` says
+    (``azul-value/1``: the network, ``LearnedValue``; ``azul-ntuple/1``: ``NTupleValue``)."""
+    from bots.ntuple import FORMAT
+    from bots.value_file import read_model
+    if model_bytes is None:
+        raise ValueError("mcts: the value evaluator needs a model (its model_bytes)")
+    kind = read_model(bytes(model_bytes))[0]["format"]
+    return (NTupleValue if kind == FORMAT else LearnedValue)(model_bytes=model_bytes, **parameters)
+
+
+# The evaluators by the name the bot's ``evaluator`` parameter takes (its choices, in this order):
+# each a subclass of Evaluator, or (``value``) a function that picks one by the model's kind.
+EVALUATORS = {"heuristic": HeuristicValue, "score": ScoreValue, "value": learned_value}
 
 
 def make_evaluator(str name, **parameters):

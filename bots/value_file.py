@@ -8,6 +8,13 @@ header's order: ``mean`` and ``scale`` (inputs are fed as (x - mean) * scale, x 
 observation of a round's end from the valued seat), then ``w0 b0 w1 b1 ...``, each ``w`` of shape
 (outputs, inputs). Hidden layers are ReLU, the last tanh: the seat's expected outcome in [-1, 1].
 
+The same container holds the other kind of learned value, the n-tuple tables: header ``format``
+``azul-ntuple/1``, ``players``, ``arrays``, ``shapes`` and ``meta``, then one float32 array per
+table in the order and shapes bots/ntuple.py's ``TUPLES`` gives (no ``layers`` or ``inputs``).
+``read_model`` reads either, and the evaluator ``value`` plays either (the format says which).
+Either kind is refused, naming the file, when damaged, of another format, of other shapes, larger
+than ``MAX_BYTES`` or holding NaN or infinite numbers.
+
     data = model_bytes("value-2p")          # a model shipped in bots/models/, by name
     data = model_bytes("runs/train/gen-003.azv")  # or a file
     header, arrays = read_model(data)
@@ -20,6 +27,8 @@ import struct
 from pathlib import Path
 
 import numpy as np
+
+from .ntuple import FORMAT as NTUPLE_FORMAT, check_tables
 
 MAGIC = b"AZULVAL1"
 FORMAT = "azul-value/1"
@@ -105,19 +114,22 @@ def model_digests(models: dict[str, bytes]) -> tuple[tuple[str, str], ...]:
 
 
 def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.ndarray]]:
-    """The header and the named float32 arrays of an ``azul-value/1`` file; a ValueError names
-    ``where`` and what is wrong."""
+    """The header and the named float32 arrays of a model file, of either kind its header's
+    ``format`` names: ``azul-value/1``, the network, or ``azul-ntuple/1``, the n-tuple tables
+    (bots/ntuple.py, which checks them); a ValueError names ``where`` and what is wrong."""
     if len(data) < 12 or data[:8] != MAGIC:
         raise ValueError(f"{where}: not a value network file (azul-value/1 starts with {MAGIC!r})")
     (size,) = struct.unpack("<I", data[8:12])
     try:
         header = json.loads(data[12:12 + size])
-        names, shapes = header["arrays"], header["shapes"]
-        layers, inputs, players = header["layers"], header["inputs"], header["players"]
-    except (ValueError, KeyError, TypeError) as exc:
+        names, shapes, players = header["arrays"], header["shapes"], header["players"]
+        kind = header.get("format")
+        if kind == FORMAT:
+            layers, inputs = header["layers"], header["inputs"]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(f"{where}: a damaged header ({type(exc).__name__}: {exc})") from None
-    if header.get("format") != FORMAT:
-        raise ValueError(f"{where}: format {header.get('format')!r}, this version reads {FORMAT}")
+    if kind not in (FORMAT, NTUPLE_FORMAT):
+        raise ValueError(f"{where}: format {kind!r}, this version reads {FORMAT} and {NTUPLE_FORMAT}")
     at, arrays = 12 + size, {}
     for name, shape in zip(names, shapes):
         count = int(np.prod(shape)) if shape else 1
@@ -127,6 +139,18 @@ def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.nd
         at += 4 * count
     if at != len(data):
         raise ValueError(f"{where}: {len(data) - at} bytes after the last array")
+    if kind == NTUPLE_FORMAT:
+        check_tables(header, arrays, where)
+    else:
+        _check_network(arrays, layers, inputs, players, where)
+    bad = [name for name, values in arrays.items() if not np.isfinite(values).all()]
+    if bad:  # a NaN weight makes every value NaN: the search would play on nonsense without a word
+        raise ValueError(f"{where}: array {bad[0]} holds NaN or infinite numbers (a model trained into "
+                         "divergence, or a damaged file)")
+    return header, arrays
+
+
+def _check_network(arrays: dict[str, np.ndarray], layers, inputs, players, where: str) -> None:
     sizes = [inputs, *layers]
     want = {"mean": [inputs], "scale": [inputs]}
     for i in range(len(layers)):
@@ -137,8 +161,3 @@ def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.nd
     if players not in (2, 3, 4) or max(layers) > MAX_WIDTH:
         raise ValueError(f"{where}: {players} players and layers {layers}: a model is for 2 to 4 "
                          f"players, its layers at most {MAX_WIDTH} wide")
-    bad = [name for name, values in arrays.items() if not np.isfinite(values).all()]
-    if bad:  # a NaN weight makes every value NaN: the search would play on nonsense without a word
-        raise ValueError(f"{where}: array {bad[0]} holds NaN or infinite numbers (a model trained into "
-                         "divergence, or a damaged file)")
-    return header, arrays
