@@ -1,10 +1,14 @@
-"""The learned value evaluator's cost (``mcts:evaluator=value``, bots/_evaluators.pyx) on one core:
-microseconds per evaluation of a round's end (both seats) next to the heuristic's, and MCTS
-iterations per second with it next to the default, the two measured in turn (CPU time, so a busy
-machine slows both alike).
+"""The learned values' cost (``mcts:evaluator=value``, bots/_evaluators.pyx) on one core:
+microseconds per evaluation of a round's end (both seats) of the network (an ``azul-value/1``
+model) and of the n-tuple tables (``azul-ntuple/1``) next to the heuristic's, and MCTS iterations
+per second with each next to the default, all measured in turn (CPU time, so a busy machine slows
+them alike). The n-tuple's target: at most 0.3 us beyond the call, below the heuristic's.
 
     python benchmarks/bench_value.py              # about 30 s
-    python benchmarks/bench_value.py --model runs/train/gen-002/candidate.azv --repeats 9
+    python benchmarks/bench_value.py --model runs/train/gen-002/candidate.azv --ntuple ntuple-2p.azv --repeats 9
+
+Without ``--ntuple`` the n-tuple model is tables of random numbers, written to a temporary file:
+an evaluation picks the same number of entries whatever they hold, so it costs the same.
 
 An evaluation is timed through ``Evaluator.value`` (a Python call); the ``score`` evaluator, which
 only compares the points, is timed the same way, and its time is the call's cost: each
@@ -16,13 +20,17 @@ import argparse
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import make_bot  # noqa: E402
 from bots._evaluators import make_evaluator  # noqa: E402
+from bots.ntuple import SIZE, file_bytes  # noqa: E402
 from bots.value_file import model_bytes  # noqa: E402
 from engine import new_game  # noqa: E402
 
@@ -53,25 +61,36 @@ def per_call_us(evaluator, states, repeats: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="value-2p", help="a shipped model's name or a model file")
+    ap.add_argument("--model", default="value-2p", help="a network: a shipped model's name or a file")
+    ap.add_argument("--ntuple", default=None, help="an n-tuple model file (default: random tables)")
     ap.add_argument("--iterations", type=int, default=5000)
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
-    data = model_bytes(a.model)
+    ntuple, folder = a.ntuple, tempfile.TemporaryDirectory()   # removed when the run ends
+    if ntuple is None:
+        weights = np.random.default_rng(0).normal(0, 0.05, SIZE).astype(np.float32)
+        ntuple = str(Path(folder.name) / "random-ntuple.azv")
+        Path(ntuple).write_bytes(file_bytes(weights, 2, {"note": "random tables, for timing"}))
     params = {"value_scale": 8.0}
     evaluators = {"score": make_evaluator("score", **params),
                   "heuristic": make_evaluator("heuristic", **params),
-                  "value": make_evaluator("value", model_bytes=data, **params)}
+                  "value (MLP)": make_evaluator("value", model_bytes=model_bytes(a.model), **params),
+                  "value (n-tuple)": make_evaluator("value", model_bytes=model_bytes(ntuple), **params)}
     states = round_ends(2000)
     times = {name: per_call_us(ev, states, a.repeats) for name, ev in evaluators.items()}
     print(f"one evaluation of a round's end, both seats ({len(states)} positions, best of {a.repeats}):")
     for name, us in times.items():
-        print(f"  {name:10s} {us:7.2f} us a call, {us - times['score']:6.2f} us beyond the call")
+        print(f"  {name:16s} {us:7.2f} us a call, {us - times['score']:6.2f} us beyond the call")
+    beyond = times["value (n-tuple)"] - times["score"]
+    print(f"  the n-tuple's target: at most 0.3 us beyond the call and below the heuristic's "
+          f"({times['heuristic'] - times['score']:.2f}): {beyond:.2f} us")
 
     opening = new_game(2, seed=2024)
     bots = {"default": make_bot("mcts", seed=1, iterations=a.iterations),
-            "evaluator=value": make_bot("mcts", seed=1, iterations=a.iterations, evaluator="value",
-                                        model=a.model)}
+            "value (MLP)": make_bot("mcts", seed=1, iterations=a.iterations, evaluator="value",
+                                    model=a.model),
+            "value (n-tuple)": make_bot("mcts", seed=1, iterations=a.iterations, evaluator="value",
+                                        model=ntuple)}
     spent = {k: [] for k in bots}
     for bot in bots.values():
         bot.act(opening)
