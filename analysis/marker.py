@@ -31,14 +31,16 @@ def _takes(con: duckdb.DuckDBPyConnection) -> str:
     floor in that round's draft (all of them, before and after the take; the marker not
     counted). Games are keyed by ``g`` = hash(run_id, game_id) (64 bits: a collision among a
     million games has odds of about 1 in 30 million), far cheaper to group and join than the two
-    strings. Rows of unrecorded games are dropped by the joins that use it."""
+    strings. Rows of unrecorded games are dropped by the joins that use it. Its numbers are
+    kept as small integers: one row per round of every game (5,000,000 at a million games)."""
     floors = ", ".join(f"sum(to_floor) FILTER (WHERE seat = {s}) AS floor{s}"
                        for s in range(MAX_SEATS))
     pick = " ".join(f"WHEN {s} THEN floor{s}" for s in range(MAX_SEATS))
     con.execute(f"""
         CREATE TEMP TABLE IF NOT EXISTS _azul_takes AS
-        SELECT g, round, taker AS seat, take_ply - first_ply + 1 AS ply_in_round,
-               CASE taker {pick} END AS floor_tiles
+        SELECT g, round::SMALLINT AS round, taker::TINYINT AS seat,
+               (take_ply - first_ply + 1)::SMALLINT AS ply_in_round,
+               (CASE taker {pick} END)::SMALLINT AS floor_tiles
         FROM (SELECT hash(run_id, game_id) AS g, round, min(ply) AS first_ply,
                      max(ply) FILTER (WHERE took_marker) AS take_ply,
                      max(seat) FILTER (WHERE took_marker) AS taker, {floors}
@@ -157,20 +159,22 @@ def marker_effect(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     method), ``raw_diff`` (win rate of rows that took it minus of rows that did not: the naive,
     confounded contrast), ``rows``, ``games`` and ``deals``."""
     require(con, "games", "results", "moves", "rounds")
-    # The (game, round, seat) rows, kept compact in a temporary table for the two passes.
+    # The (game, round, seat) rows, kept compact in a temporary table for the two passes (small
+    # integers: 10,000,000 rows at a million games; widened again where they leave DuckDB).
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _azul_design AS
         WITH o AS ({OUTCOMES_SQL}),
         t AS (SELECT g, round, seat FROM {_takes(con)}),
         dl AS (SELECT hash(g.run_id, g.game_id) AS g, {_deal_sql(con)} AS deal FROM games g)
-        SELECT o.num_players::BIGINT AS num_players, o.bot, rd.seat::BIGINT AS seat,
-               least(rd.round, {ROUND_CAP})::BIGINT AS round, t.seat IS NOT NULL AS took,
+        SELECT o.num_players::TINYINT AS num_players, o.bot, rd.seat::TINYINT AS seat,
+               least(rd.round, {ROUND_CAP})::TINYINT AS round, t.seat IS NOT NULL AS took,
                o.points AS y, dl.deal
         FROM (SELECT hash(run_id, game_id) AS g, round, seat FROM rounds) rd
         JOIN o USING (g, seat) JOIN dl USING (g) LEFT JOIN t USING (g, round, seat)""")
     try:
         cells = pl.from_arrow(con.sql("""
-            SELECT num_players, bot, seat, round, took, count(*) AS n, sum(y) AS y
+            SELECT num_players::BIGINT AS num_players, bot, seat::BIGINT AS seat,
+                   round::BIGINT AS round, took, count(*) AS n, sum(y) AS y
             FROM _azul_design GROUP BY ALL""").to_arrow_table())
         if cells.height == 0:
             raise ValueError("no rounds in the records")
@@ -213,7 +217,7 @@ def _deal_scores(con, cells: pl.DataFrame, fits: dict) -> pl.DataFrame:
     con.register("_azul_marker_p", probs.to_arrow())
     try:
         scores = pl.from_arrow(con.sql(f"""
-            SELECT d.num_players, {', '.join(sums)}
+            SELECT d.num_players::BIGINT AS num_players, {', '.join(sums)}
             FROM _azul_design d JOIN _azul_marker_p p USING (num_players, bot, seat, round, took)
             GROUP BY d.num_players, d.deal""").to_arrow_table())
     finally:
