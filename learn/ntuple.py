@@ -3,16 +3,18 @@ SGD, or moved by temporal differences along a game's round ends; and its file, `
 which ``mcts:evaluator=value,model=FILE`` plays (bots/_evaluators.pyx's ``NTupleValue``).
 
     x, y, games = read_positions("data/gen0", players=2)          # learn.data's shards
-    model, history = fit(feature_matrix(x, 2), y, players=2, epochs=4, seed=0)
+    model, history = fit(feature_matrix(x, 2), y, players=2, seed=0)
     model.save("ntuple-2p.azv")
 
     chains = read_chains("data/gen0", players=2)   # per game and seat: its round ends, its outcome
-    model, history = fit_td(chains, players=2, lam=0.7, epochs=4, seed=0, start=model)
+    model, history = fit_td(chains, players=2, lam=0.7, seed=0)
 
 A view's value is tanh of the sum of the entries its indices pick; both fits lower the squared
 error of that value against a target on [-1, 1] (the game's outcome, or TD's), with a step on
 each entry that a batch's views pick averaged over the views that pick it, so that rare entries
-learn as fast as common ones. Deterministic for a seed.
+learn as fast as common ones. Deterministic for a seed. The defaults (lr 0.002; 12 epochs of
+``fit``, 6 of ``fit_td``) are the best of a few tried on 108,910 positions of 2-player league
+records (docs/train.md, "The n-tuple value").
 """
 from __future__ import annotations
 
@@ -85,8 +87,8 @@ def _start(players: int, start: NTupleModel | None) -> NTupleModel:
     return NTupleModel(start.weights.copy(), players, dict(start.meta))
 
 
-def fit(indices: np.ndarray, y: np.ndarray, *, players: int, epochs: int = 8, batch: int = 64,
-        lr: float = 0.05, seed: int = 0, val: tuple[np.ndarray, np.ndarray] | None = None,
+def fit(indices: np.ndarray, y: np.ndarray, *, players: int, epochs: int = 12, batch: int = 64,
+        lr: float = 0.002, seed: int = 0, val: tuple[np.ndarray, np.ndarray] | None = None,
         start: NTupleModel | None = None, log=None) -> tuple[NTupleModel, History]:
     """Fit the tables to the targets ``y`` (the outcomes, on [-1, 1]) of the views whose indices
     are the rows of ``indices`` (``feature_matrix``), by minibatch SGD on the squared error of
@@ -129,7 +131,7 @@ def td_targets(values: np.ndarray, result: float, lam: float) -> np.ndarray:
     return targets
 
 
-def td_update(model: NTupleModel, chain: np.ndarray, result: float, *, lr: float = 0.05,
+def td_update(model: NTupleModel, chain: np.ndarray, result: float, *, lr: float = 0.002,
               lam: float = 0.0) -> float:
     """Move the values of a chain of views (rows of table indices, in play order) towards their
     ``td_targets`` by one step of ``lr``; return the squared error before the step, summed."""
@@ -141,7 +143,7 @@ def td_update(model: NTupleModel, chain: np.ndarray, result: float, *, lr: float
 
 
 def fit_td(chains: list[tuple[np.ndarray, float]], *, players: int, lam: float = 0.7,
-           epochs: int = 4, lr: float = 0.05, seed: int = 0, start: NTupleModel | None = None,
+           epochs: int = 6, lr: float = 0.002, seed: int = 0, start: NTupleModel | None = None,
            log=None) -> tuple[NTupleModel, History]:
     """``td_update`` on every chain (``read_chains``'s), in an order shuffled per epoch."""
     if not chains:
