@@ -67,23 +67,27 @@ def opening_table(con: duckdb.DuckDBPyConnection, *, scope: str = "game",
         raise ValueError(f"min_games must be at least 1, not {min_games}")
     require(con, "games", "results", "moves")
     columns = {row[0] for row in con.sql("DESCRIBE games").fetchall()}
-    deal = ("concat_ws('/', gm.run_id, gm.\"table\", gm.deal)" if {"table", "deal"} <= columns
-            else "NULL")
+    deal = "concat_ws('/', run_id, \"table\", deal)" if {"table", "deal"} <= columns else "NULL"
     keys = "num_players, bot, opened, source, taken, line"
+    # x: a row per opening, its small numbers as TINYINT (2,000,000 rows at a million games) and
+    # its deal as the hash of the deal's key (64 bits, as marker._takes' g), looked up per game by g
     query = f"""
         WITH o AS ({OUTCOMES_SQL}), f AS ({first_moves_sql(scope)}),
-        x AS (SELECT o.num_players::BIGINT AS num_players, o.bot, f.opened, f.source,
-                     f.taken::BIGINT AS taken, f.line::BIGINT AS line, o.points, o.score,
-                     coalesce({deal}, concat_ws('/', o.run_id, o.game_id)) AS deal_key
-              FROM f JOIN o USING (g, seat)
-              JOIN games gm ON gm.run_id = o.run_id AND gm.game_id = o.game_id),
+        deals AS (SELECT hash(run_id, game_id) AS g,
+                         hash(coalesce({deal}, concat_ws('/', run_id, game_id))) AS deal_key
+                  FROM games),
+        x AS (SELECT o.num_players::TINYINT AS num_players, o.bot, f.opened, f.source,
+                     f.taken::TINYINT AS taken, f.line::TINYINT AS line, o.points, o.score,
+                     deals.deal_key
+              FROM f JOIN o USING (g, seat) JOIN deals USING (g)),
         d AS (SELECT {keys}, deal_key, count(*)::DOUBLE AS n_d, sum(points) AS y_d
               FROM x GROUP BY ALL),
         s AS (SELECT {keys}, sum(n_d) AS dn, sum(y_d) AS dy, count(*)::DOUBLE AS dk,
                      max(n_d) AS dm, sum(y_d * y_d) AS dyy, sum(y_d * n_d) AS dyn,
                      sum(n_d * n_d) AS dnn
               FROM d GROUP BY ALL)
-        SELECT {keys}, count(*) AS n, count(*) FILTER (WHERE points = 1.0) AS wins,
+        SELECT num_players::BIGINT AS num_players, bot, opened, source, taken::BIGINT AS taken,
+               line::BIGINT AS line, count(*) AS n, count(*) FILTER (WHERE points = 1.0) AS wins,
                count(*) FILTER (WHERE points = 0.5) AS shared, sum(points) AS points,
                avg(score) AS mean_score, coalesce(stddev_samp(score), 0.0) AS score_sd,
                any_value(s.dn) AS dn, any_value(s.dy) AS dy, any_value(s.dk) AS dk,
