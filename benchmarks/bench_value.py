@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import make_bot  # noqa: E402
 from bots._evaluators import make_evaluator  # noqa: E402
-from bots.ntuple import SIZE, file_bytes  # noqa: E402
+from bots.ntuple import SIZE  # noqa: E402
 from bots.value_file import model_bytes  # noqa: E402
 from engine import new_game  # noqa: E402
+from learn.ntuple import NTupleModel  # noqa: E402
 
 
 def round_ends(count: int, seed: int = 5) -> list:
@@ -70,7 +71,7 @@ def main() -> None:
     if ntuple is None:
         weights = np.random.default_rng(0).normal(0, 0.05, SIZE).astype(np.float32)
         ntuple = str(Path(folder.name) / "random-ntuple.azv")
-        Path(ntuple).write_bytes(file_bytes(weights, 2, {"note": "random tables, for timing"}))
+        NTupleModel(weights, 2, {"note": "random tables, for timing"}).save(ntuple)
     params = {"value_scale": 8.0}
     evaluators = {"score": make_evaluator("score", **params),
                   "heuristic": make_evaluator("heuristic", **params),

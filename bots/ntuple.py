@@ -136,21 +136,6 @@ def features(observation: np.ndarray, players: int) -> list[int]:
     return feature_matrix(np.asarray(observation)[None, :], players)[0].tolist()
 
 
-def file_bytes(weights: np.ndarray, players: int, meta: dict | None = None) -> bytes:
-    """An ``azul-ntuple/1`` file of the tables ``weights`` (all of them, in ``TUPLES``' order)."""
-    import json
-    import struct
-
-    from .value_file import MAGIC   # that module reads this one's format: imported when asked
-    weights = np.asarray(weights, "<f4")
-    if weights.shape != (SIZE,):
-        raise ValueError(f"file_bytes: {weights.shape} weights; the tables hold ({SIZE},)")
-    header = {"format": FORMAT, "players": players, "arrays": list(TUPLES),
-              "shapes": [list(s) for s in TUPLES.values()], "meta": meta or {}}
-    text = json.dumps(header, sort_keys=True).encode()
-    return MAGIC + struct.pack("<I", len(text)) + text + weights.tobytes()
-
-
 def flat_weights(arrays: dict[str, np.ndarray]) -> np.ndarray:
     """The tables of a file's arrays as one float32 vector, in ``TUPLES``' order (``OFFSETS``)."""
     return np.concatenate([np.asarray(arrays[name], np.float32).ravel() for name in TUPLES])

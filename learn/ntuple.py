@@ -18,6 +18,8 @@ records (docs/train.md, "The n-tuple value").
 """
 from __future__ import annotations
 
+import json
+import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +28,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bots.ntuple import FORMAT, OFFSETS, SIZE, TUPLES, feature_matrix, file_bytes, flat_weights
-from bots.value_file import read_model
+from bots.ntuple import FORMAT, OFFSETS, SIZE, TUPLES, feature_matrix, flat_weights
+from bots.value_file import MAGIC, read_model
 from learn.model import History
 from records.names import SHARD_PREFIX, SHARD_SUFFIX
 from records.store import RunStore
@@ -54,7 +56,11 @@ class NTupleModel:
                 for name, shape in TUPLES.items()}
 
     def to_bytes(self) -> bytes:
-        return file_bytes(self.weights, self.players, self.meta)
+        """The ``azul-ntuple/1`` file (bots/value_file.py's container, bots/ntuple.py's tables)."""
+        header = {"format": FORMAT, "players": self.players, "arrays": list(TUPLES),
+                  "shapes": [list(s) for s in TUPLES.values()], "meta": self.meta}
+        text = json.dumps(header, sort_keys=True).encode()
+        return MAGIC + struct.pack("<I", len(text)) + text + np.asarray(self.weights, "<f4").tobytes()
 
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.to_bytes())

@@ -12,22 +12,24 @@ import pytest
 
 from bots import make_bot
 from bots._evaluators import NTUPLE_SIZE, LearnedValue, NTupleValue, make_evaluator, ntuple_features
-from bots.ntuple import (FORMAT, OFFSETS, SIZE, TUPLES, feature_count, feature_matrix, features,
-                         file_bytes, flat_weights)
+from bots.ntuple import FORMAT, OFFSETS, SIZE, TUPLES, feature_count, feature_matrix, features, flat_weights
 from bots.value_file import MAGIC, model_bytes, read_model
 from engine import new_game
 from engine.rl import observation
 
 
 class Tables:
-    """Weights and a player count, written as bots.ntuple's file (learn/ntuple.py's NTupleModel,
-    tested in tests/test_ntuple_learn.py, is this with its training)."""
+    """Weights and a player count written as an azul-ntuple/1 file, by hand (learn/ntuple.py's
+    NTupleModel, tested in tests/test_ntuple_learn.py, writes it too)."""
 
     def __init__(self, weights, players, meta=None):
         self.weights, self.players, self.meta = weights, players, meta or {}
 
     def to_bytes(self):
-        return file_bytes(self.weights, self.players, self.meta)
+        header = {"format": FORMAT, "players": self.players, "arrays": list(TUPLES),
+                  "shapes": [list(s) for s in TUPLES.values()], "meta": self.meta}
+        text = json.dumps(header).encode()
+        return MAGIC + struct.pack("<I", len(text)) + text + np.asarray(self.weights, "<f4").tobytes()
 
     def save(self, path):
         path.write_bytes(self.to_bytes())
