@@ -49,8 +49,8 @@ class MCTSBot(Bot):
         max_nodes: Annotated[int, Param(
             "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
         model: Annotated[str, Param(
-            "evaluator=value's network: a model shipped in bots/models by name, or an "
-            "azul-value/1 file's path (its bytes travel with the bot)")] = "value-2p",
+            "evaluator=value's model: one shipped in bots/models by name, or the path of an "
+            "azul-value/1 (network) or azul-ntuple/1 (n-tuple tables) file (its bytes travel with the bot)")] = "value-2p",
         # the heuristic's weights that value a round's end with evaluator heuristic (its defaults)
         line: Line = 0.5, later: Later = 0.2, column: Column = 0.5, row: Row = 0.5,
         colour_set: ColourSet = 0.5, marker: Marker = 1.5,

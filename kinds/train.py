@@ -32,8 +32,7 @@ import numpy as np
 import yaml
 
 from bots.spec import format_bot_spec, parse_bot_spec
-from learn.data import read_positions, write_shards
-from learn.model import ValueNet, held_out_mask, train
+from learn.data import write_shards
 from records.folder import new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
                            RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE)
@@ -46,6 +45,7 @@ from tournament.tracking import default_uri, logged, mlflow_client, start_run
 from .base import RunKind, command_line, register
 from .sprt import SprtSettings, run_sprt
 from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
+from .train_fit import fit_generation as _fit
 
 
 # ---------------------------------------------------------------- the run
@@ -140,8 +140,11 @@ def _saved_settings(store: RunStore) -> dict:
 
 
 def _changed(before: dict, now: dict) -> list[str]:
+    """The settings that differ from those the run started with (a setting added to TrainConfig
+    since, which the run's train.yaml lacks, is its default)."""
     free = {"generations", "out", "workers", "address", "mlflow", "max_pairs"}
-    return sorted(k for k in now if k not in free and before.get(k) != now[k])
+    defaults = asdict(TrainConfig())
+    return sorted(k for k in now if k not in free and before.get(k, defaults.get(k)) != now[k])
 
 
 def _save(store: RunStore, lineage: list[dict]) -> None:
@@ -235,33 +238,6 @@ def _positions(runs: list[Path], data: Path) -> None:
     if not store.exists(POSITIONS_DONE):
         count = write_shards(runs, data)
         store.write_text(POSITIONS_DONE, f"{count}\n")
-
-
-def _fit(c: TrainConfig, data: list[Path], start: str | None, store: RunStore, name: str, g: int,
-         parent: str | None = None) -> dict:
-    """Train a model on the positions of ``data`` (from ``start``'s weights) and write it as
-    ``name`` in ``store``; a model already there is read back (its metrics are in its header)."""
-    if store.exists(name):
-        return ValueNet.from_bytes(store.read_bytes(name), store.where(name)).meta["metrics"]
-    x, y, games = read_positions(data, c.players, c.target)
-    held = held_out_mask(games)
-    base = None
-    if start is not None:
-        from bots.value_file import model_bytes
-        base = ValueNet.from_bytes(model_bytes(start), start)
-    net, history = train(x[~held], y[~held], players=c.players, hidden=tuple(c.hidden), epochs=c.epochs,
-                         batch=c.batch, lr=c.lr, seed=c.seed * 1000 + g, x_val=x[held], y_val=y[held],
-                         start=base)
-    metrics = {"positions": int(len(x)), "held_out_positions": int(held.sum()),
-               "train_loss": history.train[-1],
-               "held_out_loss": history.held_out[-1] if history.held_out else float("nan"),
-               "held_out_baseline": float(np.var(y[held])) if held.any() else float("nan"),
-               "train_samples_per_s": history.samples_per_s}
-    net.meta = {"generation": g, "parent": parent, "data": [str(d) for d in data], "seed": c.seed * 1000 + g,
-                "hidden": list(c.hidden), "target": c.target, "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
-                "loss_curve": {"train": history.train, "held_out": history.held_out}}
-    store.write_bytes(name, net.to_bytes())
-    return metrics
 
 
 class _Tracker:

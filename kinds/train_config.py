@@ -18,6 +18,9 @@ from .base import with_options
 from .sprt import SprtSettings
 
 
+VALUES = {"mlp": "azul-value/1", "ntuple": "azul-ntuple/1"}  # train.value, and the format of its model files
+
+
 class TrainError(ValueError):
     """A training run that cannot go on (its message says why)."""
 
@@ -35,8 +38,10 @@ class TrainConfig:
     window: int = 2                # generations of positions the next model trains on
     start_records: list = field(default_factory=list)  # generation 0's records (run folders)
     start_model: str = "value-2p"  # generation 0's model when there are no start records
+    value: str = "mlp"             # VALUES: the network (learn/model.py) or the n-tuple tables (learn/ntuple.py)
     hidden: list = field(default_factory=lambda: [64, 32])
     target: str = "outcome"        # learn.data.TARGETS: outcome, or blend (half the margin's tanh)
+    lam: float = 0.7               # the n-tuple tables' TD(lambda) in generations after the first
     epochs: int = 10
     batch: int = 256
     lr: float = 1e-3
@@ -106,6 +111,9 @@ def _check(c: TrainConfig) -> None:
             and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 256 for h in c.hidden)):
         raise ConfigError(f"hidden: must be a list of layer widths from 1 to 256, not {shown(c.hidden)}")
     check_choice(c.target, "target", TARGETS)
+    check_choice(c.value, "value", tuple(VALUES))
+    if isinstance(c.lam, bool) or not isinstance(c.lam, (int, float)) or not 0 <= c.lam <= 1:
+        raise ConfigError(f"lam: must be TD's lambda, from 0 to 1, not {shown(c.lam)}")
     if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:
         raise ConfigError(f"lr: must be a learning rate above 0 (at most 10), not {shown(c.lr)}")
     if not isinstance(c.experiment, str) or not c.experiment:
@@ -139,6 +147,14 @@ def _check(c: TrainConfig) -> None:
         if not isinstance(c.start_model, str) or not c.start_model:
             raise ConfigError(f"start.model: must be a shipped model's name or a model file, "
                               f"not {shown(c.start_model)}")
-        model_bytes(c.start_model)  # a clear error now, not in a worker
+        from bots.value_file import read_model
+
+        header = read_model(model_bytes(c.start_model), c.start_model)[0]  # a clear error now, not in a worker
+        if header["format"] != VALUES[c.value]:
+            raise ConfigError(f"start.model: {c.start_model} is an {header['format']} model; train.value "
+                              f"{c.value} goes on from an {VALUES[c.value]} one (or give start.records)")
+        if header["players"] != c.players:
+            raise ConfigError(f"start.model: {c.start_model} values {header['players']}-player games, "
+                              f"not {c.players}-player ones")
     if c.players != 2:
         raise ConfigError("players: must be 2: the gate is an SPRT, a 2-player test")

@@ -63,6 +63,8 @@ class ValueNet:
     @classmethod
     def from_bytes(cls, data: bytes, where: str = "model") -> ValueNet:
         header, arrays = read_model(data, where)
+        if header["format"] != FORMAT:
+            raise ValueError(f"{where}: a {header['format']} model, not a value network ({FORMAT})")
         n = len(header["layers"])
         return cls(arrays["mean"], arrays["scale"], [arrays[f"w{i}"] for i in range(n)],
                    [arrays[f"b{i}"] for i in range(n)], header["players"], header.get("meta", {}))

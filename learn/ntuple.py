@@ -166,9 +166,11 @@ def fit_td(chains: list[tuple[np.ndarray, float]], *, players: int, lam: float =
     return model, history
 
 
-def read_chains(data_dirs: str | Path | list, players: int = 2) -> list[tuple[np.ndarray, float]]:
+def read_chains(data_dirs: str | Path | list, players: int = 2,
+                skip: set[str] | None = None) -> list[tuple[np.ndarray, float]]:
     """Per game (of a run) and seat of the ``players``-seat positions in learn.data's shards: the
-    table indices of its round ends in round order, and its outcome (on [-1, 1])."""
+    table indices of its round ends in round order, and its outcome (on [-1, 1]); the games whose
+    ids are in ``skip`` (held out) left out."""
     dirs = [data_dirs] if isinstance(data_dirs, (str, Path)) else list(data_dirs)
     stores = [RunStore(d) for d in dirs]
     shards = [(s, name) for s in stores for name in s.names(SHARD_PREFIX, SHARD_SUFFIX)]
@@ -176,6 +178,9 @@ def read_chains(data_dirs: str | Path | list, players: int = 2) -> list[tuple[np
         raise ValueError(f"no position shards ({SHARD_PREFIX}*{SHARD_SUFFIX}) in {', '.join(map(str, dirs))}")
     table = pa.concat_tables([pq.read_table(pa.BufferReader(s.read_bytes(name))) for s, name in shards])
     table = table.filter(pa.compute.equal(table.column("players"), players))
+    if skip:
+        table = table.filter(pa.compute.invert(pa.compute.is_in(table.column("game_id"),
+                                                                pa.array(sorted(skip), pa.string()))))
     flat = table.column("features").combine_chunks().flatten().to_numpy(zero_copy_only=False)
     x = np.asarray(flat, np.float32).reshape(table.num_rows, -1 if table.num_rows else 0)
     indices = feature_matrix(x, players) if len(x) else np.zeros((0, 0), np.int32)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -231,3 +232,70 @@ def test_the_lineage_is_strict_json(tmp_path):
     refuse = lambda constant: pytest.fail(f"{constant} in lineage.json")  # noqa: E731
     assert json.loads(text, parse_constant=refuse) == [
         {"generation": 0, "held_out_loss": None, "gate": {"elo": None}, "accepted": True}]
+
+
+def _ntuple_config(tmp_path, records, out):
+    path = tmp_path / f"{out}.yaml"
+    path.write_text(f"""
+name: nt
+seed: 5
+generations: 2
+start: {{records: ["{records}"]}}
+selfplay: {{deals: 2, iterations: 8}}
+train: {{value: ntuple, lam: 0.5, epochs: 2, batch: 32, lr: 0.002}}
+gate: {{elo0: 0, elo1: 40, max_pairs: 2}}
+out: {tmp_path / out}
+workers: 0
+""", encoding="utf-8")
+    return path
+
+
+def test_an_ntuple_training_run_fits_then_learns_by_td_and_resumes_to_the_same_tables(tmp_path, monkeypatch):
+    """train.value: ntuple: generation 0 fits the start records' outcomes, later generations move
+    the tables by TD(lambda) along their self-play's round ends; killed in generation 2 and
+    resumed (MLflow on, as a user runs it), it ends with the tables of a run never killed."""
+    from learn.ntuple import NTupleModel
+
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=3, seed=4))
+    assert run_league(config, progress=False).complete
+    whole = CliRunner().invoke(app, ["train", str(_ntuple_config(tmp_path, tmp_path / "r", "whole"))])
+    assert whole.exit_code == 0, whole.output
+    fit = train_module._fit
+
+    def killed_in_generation_two(c, data, start, store, name, g, parent=None):
+        if g == 2:
+            raise KeyboardInterrupt
+        return fit(c, data, start, store, name, g, parent)
+
+    monkeypatch.setattr(train_module, "_fit", killed_in_generation_two)
+    path = _ntuple_config(tmp_path, tmp_path / "r", "killed")
+    with pytest.raises(KeyboardInterrupt):
+        run_train(load_train_config(path), log=lambda line: None)
+    monkeypatch.setattr(train_module, "_fit", fit)
+    resumed = CliRunner().invoke(app, ["train", str(path), "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    lineage = json.loads((tmp_path / "killed" / "nt" / "lineage.json").read_text())
+    assert [r["generation"] for r in lineage] == [0, 1, 2]
+    models = {}
+    for run in ("whole", "killed"):
+        root = tmp_path / run / "nt"
+        models[run] = [NTupleModel.load(root / f"gen-{g:03d}" / name) for g, name in
+                       ((0, "model.azv"), (1, "candidate.azv"), (2, "candidate.azv"))]
+    for a, b in zip(models["whole"], models["killed"]):
+        assert np.array_equal(a.weights, b.weights)
+    zero, one = models["killed"][0], models["killed"][1]
+    assert zero.meta["fit"] == "outcomes" and one.meta["fit"] == "td(lambda=0.5)"
+    assert not np.array_equal(zero.weights, one.weights) and one.meta["parent"] == "gen-000/model.azv"
+    from mlflow.tracking import MlflowClient
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'killed' / 'mlflow.db'}")
+    run_id = (tmp_path / "killed" / "nt" / "mlflow_run_id").read_text().strip()
+    assert [m.step for m in client.get_metric_history(run_id, "held_out_loss")] == [0, 1, 2]
+
+
+def test_a_start_model_of_the_other_kind_is_one_line(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text(f"name: t\nout: {tmp_path / 'out'}\ntrain: {{value: ntuple}}\nmlflow: false\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["train", str(path)])
+    assert result.exit_code == 1 and not (tmp_path / "out").exists()
+    assert "start.model: value-2p is an azul-value/1 model; train.value ntuple goes on from an azul-ntuple/1 one" \
+        in result.output
