@@ -12,6 +12,7 @@ docs/analysis.md).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -127,7 +128,7 @@ SEAT_COLUMNS = ["run_id", "game_id", "seat", "bot", "rank", "score"]  # what a s
 
 
 def game_seats(results: pl.DataFrame, games: pl.DataFrame | None,
-               columns: list[str] = ()) -> pl.DataFrame:
+               columns: Sequence[str] = ()) -> pl.DataFrame:
     """The rows of ``results`` of the games ``games`` lists (all of them without ``games``),
     sorted by run_id, game_id and seat, with that game's ``columns`` of ``games`` and: ``game``,
     its number in that order; ``players``, its rows in ``results``; ``order``, the row's seat
