@@ -36,7 +36,7 @@ from .base import RunKind, command_line, register
 from records.parts import has_records
 
 from tournament.backends import LeagueError
-from engine.errors import shown
+from engine.errors import field_name, shown
 from engine.rules import VARIANTS
 
 from tournament.config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
@@ -373,7 +373,7 @@ def load_sprt_file(path: str | Path) -> dict:
         raise ValueError(f"{path}: an SPRT config is a mapping of fields ({', '.join(sorted(known))})")
     for key in data:
         if key not in known - {"new", "base"}:
-            raise ValueError(f"{path}: {key}: unknown field (fields: {', '.join(sorted(known - {'new', 'base'}))})")
+            raise ValueError(f"{path}: {field_name(key)}: unknown field (fields: {', '.join(sorted(known - {'new', 'base'}))})")
     bots = data.pop("bots", None)
     if bots is not None:
         if not isinstance(bots, list) or len(bots) != 2 or not all(isinstance(b, str) for b in bots):

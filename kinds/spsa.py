@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.errors import field_name
+
 ALPHA, GAMMA = 0.602, 0.101  # fishtest's (and Spall's) exponents of a_k and c_k
 A_SHARE = 0.1  # A: this share of the pairs
 C_SHARE = 1 / 20  # default c_end: this share of the parameter's span (internal units)
@@ -79,7 +81,7 @@ def tuned_param(bot_type: str, name: str, given: dict | None, pairs: int) -> Tun
     given = dict(given or {})
     unknown = [k for k in given if k not in FIELDS]
     if unknown:
-        raise ValueError(f"{name}.{unknown[0]}: unknown field (fields: {', '.join(FIELDS)})")
+        raise ValueError(f"{name}.{field_name(unknown[0])}: unknown field (fields: {', '.join(FIELDS)})")
     declared = bot_parameters(bot_type)
     if name not in declared:
         raise ValueError(f"{name}: {bot_type} has no such parameter (its parameters: {', '.join(declared) or 'none'})")

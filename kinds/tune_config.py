@@ -26,6 +26,7 @@ from typing import Any
 
 from bots.registry import bot_parameters, check_params
 from bots.spec import format_bot_spec, parse_bot_spec
+from engine.errors import field_name
 from engine.rules import VARIANTS
 
 from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_name, check_out, read_yaml
@@ -106,7 +107,7 @@ class _Field(Exception):
 def _parse(data: dict) -> TuneConfig:
     for key in data:
         if key not in KEYS:
-            raise _Field(f"{key}: unknown field (fields: {', '.join(KEYS)})")
+            raise _Field(f"{field_name(key)}: unknown field (fields: {', '.join(KEYS)})")
     try:
         name = check_name(data.get("name", "tune"))
     except ConfigError as exc:

@@ -162,3 +162,20 @@ def test_a_mutated_sprt_config_is_accepted_or_refused_in_one_line(data):
         except (ValueError, TypeError) as error:
             assert "\n" not in str(error)
         _refused_in_one_line(["sprt", "--config", "config.yaml"], folder)
+
+
+@pytest.mark.parametrize("command, base", [
+    (["sprt", "--config"], SPRT), (["study", "run"], STUDY), (["tune"], "examples/tune.yaml"),
+    (["league", "run"], {"name": "l", "bots": ["greedy", "random"], "deals": 1}),
+    (["league", "run"], {"name": "l", "bots": [{"type": "greedy", "\n": 1}, "random"], "deals": 1}),
+])
+def test_a_key_that_is_a_line_break_is_named_in_one_line(tmp_path, command, base):
+    """Hypothesis found ``"\\n": None`` in an SPRT config printed as a line break: every config's
+    unknown key is named visibly (``engine.errors.field_name``)."""
+    mapping = dict(yaml.safe_load(Path(base).read_text())) if isinstance(base, str) else dict(base)
+    if not any("\n" in str(v) for v in mapping.get("bots", [])):
+        mapping["\n"] = None
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(mapping))
+    _refused_in_one_line([*command, "config.yaml"], tmp_path)
+    with _inside(tmp_path):
+        _one_line(runner.invoke(app, [*command, "config.yaml"]), "'\\n': unknown field")

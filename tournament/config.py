@@ -18,7 +18,7 @@ import yaml
 
 from bots import bot_maker
 from bots.spec import parse_bot_spec
-from engine.errors import shown
+from engine.errors import field_name, shown
 from engine.rules import VARIANTS
 from records.store import RunStore
 
@@ -441,7 +441,7 @@ def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colore
 def _known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:
     for key in mapping:
         if key not in known:
-            raise _FieldError(f"{prefix}{key}", f"unknown field (fields here: {', '.join(known)})")
+            raise _FieldError(f"{prefix}{field_name(key)}", f"unknown field (fields here: {', '.join(known)})")
 
 
 def _section(value: Any, where: str, known: tuple[str, ...]) -> dict:
