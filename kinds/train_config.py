@@ -79,9 +79,9 @@ def load_train_config(path: str | Path, **options) -> TrainConfig:
             flat["experiment"] = m["experiment"]
     flat = with_options(flat, **options)
     known = set(TrainConfig.__dataclass_fields__)
-    unknown = sorted(set(flat) - known)
+    unknown = sorted(set(flat) - known, key=str)  # a key read as a number (0E0) sorts beside text
     if unknown:
-        raise TrainError(f"{path}: unknown field {unknown[0]!r} (docs/train.md lists the fields)")
+        raise TrainError(f"{path}: unknown field {shown(unknown[0])} (docs/train.md lists the fields)")
     config = TrainConfig(**flat)
     check(config, str(path))
     return config

@@ -108,3 +108,11 @@ def test_a_path_that_cannot_be_used_is_refused_in_one_line(tmp_path, change, wor
     assert words in result.stderr and "Traceback" not in result.output, result.stderr
     if "name" not in change:  # the run's folder is made before its name is found too long for a file
         assert sorted(p.name for p in tmp_path.rglob("*")) == ["config.yaml"]
+
+
+def test_a_section_key_read_as_a_number_is_one_line(tmp_path):
+    """Hypothesis: ``selfplay: {'': null, '0E0': null}`` (0E0 read back as the number 0.0) was a
+    TypeError sorting the unknown keys."""
+    path = tmp_path / "config.yaml"
+    path.write_text("name: p\nselfplay: {'': null, 0E0: null}\nmlflow: false\n", encoding="utf-8")
+    _refused_in_one_line(["train", "config.yaml"], tmp_path)
