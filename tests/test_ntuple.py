@@ -160,3 +160,17 @@ def test_a_damaged_ntuple_file_is_one_error_naming_it(tmp_path, damage):
     with pytest.raises(ValueError, match=r"bad\.azv: ") as caught:
         make_bot("mcts", evaluator="value", model=str(tmp_path / "bad.azv"))
     assert "\n" not in str(caught.value)
+
+
+def test_the_shipped_ntuple_model_plays_by_name():
+    """``model=ntuple-2p`` is the n-tuple tables shipped in bots/models (docs/train.md)."""
+    from bots import make_bot
+    from bots.value_file import model_bytes, read_model, shipped_models
+    from engine import new_game
+
+    assert "ntuple-2p" in shipped_models()
+    header, _ = read_model(model_bytes("ntuple-2p"))
+    assert header["format"] == "azul-ntuple/1" and header["players"] == 2
+    state = new_game(players=2, seed=3)
+    bot = make_bot("mcts", seed=1, iterations=200, evaluator="value", model="ntuple-2p")
+    assert bot.act(state) in state.legal_moves()
