@@ -12,7 +12,9 @@ from tournament.config import parse_config
 from tournament.runner import run_league
 
 
-def test_mcts_bots_and_their_model_are_built_once_per_worker_not_per_game(tmp_path, monkeypatch):
+
+def counted(monkeypatch) -> dict:
+    """Counts of MCTS bots built (``MCTSBot.__init__``) and models asked for (``model_bytes``)."""
     counts = {"builds": 0, "reads": 0}
     init, read = mcts.MCTSBot.__init__, mcts.model_bytes
 
@@ -26,6 +28,11 @@ def test_mcts_bots_and_their_model_are_built_once_per_worker_not_per_game(tmp_pa
 
     monkeypatch.setattr(mcts.MCTSBot, "__init__", counting_init)
     monkeypatch.setattr(mcts, "model_bytes", counting_read)
+    return counts
+
+
+def test_mcts_bots_and_their_model_are_built_once_per_worker_not_per_game(tmp_path, monkeypatch):
+    counts = counted(monkeypatch)
     bots = [{"name": "value", "type": "mcts", "seed": 1, "params": {"evaluator": "value", "iterations": 5}},
             {"type": "greedy", "seed": 2}]
     seen = []
@@ -63,7 +70,7 @@ def _model_copy(tmp_path):
     return path
 
 
-def test_workers_play_with_the_drivers_model_bytes_not_a_file_of_their_own(tmp_path, ray_address):
+def test_workers_play_with_the_drivers_model_bytes_not_a_file_of_their_own(tmp_path, ray_address):  # noqa: F811 - the fixture
     """The driver reads a bot's model once and hands its bytes to the Ray workers with the config:
     the file removed once play starts (before any worker built a bot), the league plays on, the
     same games as a league whose workers could read it."""
@@ -96,19 +103,7 @@ def test_workers_play_with_the_drivers_model_bytes_not_a_file_of_their_own(tmp_p
 def test_the_referee_builds_each_bot_and_reads_its_model_once_per_worker(tmp_path, monkeypatch):
     """Games the Python referee plays (here: all, by ``python_referee``) reuse each bot as the
     compiled loop does: builds and model reads do not grow with the games."""
-    counts = {"builds": 0, "reads": 0}
-    init, read = mcts.MCTSBot.__init__, mcts.model_bytes
-
-    def counting_init(self, *args, **kwargs):
-        counts["builds"] += 1
-        init(self, *args, **kwargs)
-
-    def counting_read(name):
-        counts["reads"] += 1
-        return read(name)
-
-    monkeypatch.setattr(mcts.MCTSBot, "__init__", counting_init)
-    monkeypatch.setattr(mcts, "model_bytes", counting_read)
+    counts = counted(monkeypatch)
     path = _model_copy(tmp_path)
     bots = [{"name": "value", "type": "mcts", "seed": 1,
              "params": {"evaluator": "value", "iterations": 3, "model": str(path)}}, {"type": "greedy", "seed": 2}]

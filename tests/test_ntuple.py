@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import pickle
-import random
 import struct
 
 import numpy as np
 import pytest
+from test_mcts_evaluators import round_ends as game_round_ends
 
 from bots import make_bot
 from bots._evaluators import NTUPLE_SIZE, LearnedValue, NTupleValue, make_evaluator, ntuple_features
@@ -37,17 +37,7 @@ class Tables:
 
 def round_ends(players, variant, seed, games=3):
     """The positions at each round's end (phase refill, past the first deal) of random games."""
-    rng, found = random.Random(seed), []
-    for game in range(games):
-        state = new_game(players, variant, seed=seed * 100 + game)
-        while state.phase != "over":
-            if state.phase == "refill":
-                if state.round > 1:
-                    found.append(state.clone())
-                state.deal(seed=rng.getrandbits(32))
-            else:
-                state.play(rng.choice(state.legal_moves()))
-    return found
+    return [p for game in range(games) for p in game_round_ends(players, variant, seed * 100 + game)]
 
 
 POSITIONS = {(players, variant): round_ends(players, variant, seed=players + len(variant))

@@ -34,18 +34,26 @@ workers: 0
     return path
 
 
-def test_a_tiny_train_runs_resumes_and_logs(tmp_path, monkeypatch):
-    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=2, seed=4))
-    assert run_league(config, progress=False).complete
-    path = _config(tmp_path, tmp_path / "r")
+
+def killed_in_generation_two(monkeypatch):
+    """Make the training stop (a KeyboardInterrupt, as a kill) when generation 2 fits its model;
+    return the real fit, to put back."""
     fit = train_module._fit
 
-    def killed_in_generation_two(c, data, start, store, name, g, parent=None):
+    def killed(c, data, start, store, name, g, parent=None):
         if g == 2:
             raise KeyboardInterrupt
         return fit(c, data, start, store, name, g, parent)
 
-    monkeypatch.setattr(train_module, "_fit", killed_in_generation_two)
+    monkeypatch.setattr(train_module, "_fit", killed)
+    return fit
+
+
+def test_a_tiny_train_runs_resumes_and_logs(tmp_path, monkeypatch):
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=2, seed=4))
+    assert run_league(config, progress=False).complete
+    path = _config(tmp_path, tmp_path / "r")
+    fit = killed_in_generation_two(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         run_train(load_train_config(path), log=lambda line: None)
     root = tmp_path / "out" / "tiny"
@@ -260,14 +268,7 @@ def test_an_ntuple_training_run_fits_then_learns_by_td_and_resumes_to_the_same_t
     assert run_league(config, progress=False).complete
     whole = CliRunner().invoke(app, ["train", str(_ntuple_config(tmp_path, tmp_path / "r", "whole"))])
     assert whole.exit_code == 0, whole.output
-    fit = train_module._fit
-
-    def killed_in_generation_two(c, data, start, store, name, g, parent=None):
-        if g == 2:
-            raise KeyboardInterrupt
-        return fit(c, data, start, store, name, g, parent)
-
-    monkeypatch.setattr(train_module, "_fit", killed_in_generation_two)
+    fit = killed_in_generation_two(monkeypatch)
     path = _ntuple_config(tmp_path, tmp_path / "r", "killed")
     with pytest.raises(KeyboardInterrupt):
         run_train(load_train_config(path), log=lambda line: None)
