@@ -195,3 +195,33 @@ def test_brackets_in_paths_and_names_are_printed_as_text(tmp_path):
     assert repair.exit_code == 0 and "'" + str(out / "m [y]" / "config.yaml") + "'" in repair.output
     elo = runner.invoke(app, ["elo", str(out / "m [y]")])
     assert elo.exit_code == 0 and "[bold red]boss" in elo.output
+
+
+@pytest.mark.parametrize("args", [
+    ["league", "run", "CONFIG", "--out", "s3://bucket/runs"],
+    ["sprt", "--bot", "greedy", "--bot", "random", "--out", "s3://bucket/runs"],
+    ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", "s3://bucket/runs"],
+    ["tune", "TUNE", "--out", "s3://bucket/runs"],
+    ["train", "TRAIN", "--out", "s3://bucket/runs"],
+])
+def test_an_object_store_url_is_refused_and_no_folder_named_s3_is_made(tmp_path, monkeypatch, args):
+    """Until runs can go to object storage, ``--out s3://...`` is one line, not a local folder
+    named ``s3:`` (the URL taken for a path)."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from azul_cli.main import app
+
+    config = tmp_path / "league.yaml"
+    config.write_text(yaml.safe_dump({"name": "l", "bots": ["greedy", "random"], "deals": 1}))
+    tune = tmp_path / "tune.yaml"
+    tune.write_text(Path("examples/tune.yaml").read_text())
+    train = tmp_path / "train.yaml"
+    train.write_text("name: t\ngenerations: 0\n")
+    args = [{"CONFIG": str(config), "TUNE": str(tune), "TRAIN": str(train)}.get(a, a) for a in args]
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "object storage URLs are not supported yet" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "s3:").exists() and sorted(p.name for p in tmp_path.iterdir()) == \
+        ["league.yaml", "train.yaml", "tune.yaml"]

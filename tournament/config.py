@@ -180,7 +180,7 @@ class LeagueConfig:
         """The config with command-line options applied (None leaves a field as it is)."""
         config = self
         if out is not None:
-            config = replace(config, out=str(out))
+            config = replace(config, out=check_out(str(out), "--out"))
         if address is not None:
             config = replace(config, ray=replace(config.ray, address=address))
         if workers is not None:
@@ -483,6 +483,10 @@ def check_out(value: Any, where: str = "out") -> str:
 def _out(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise _FieldError(where, f"must be a folder name, not {shown(value)}")
+    # s3://B/P, or as a command's Path option leaves it, s3:/B/P: never a local folder named "s3:"
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):
+        raise _FieldError(where, f"{shown(value)}: runs go to a local folder; object storage URLs "
+                                 "are not supported yet")
     return value
 
 
