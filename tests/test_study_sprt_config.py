@@ -108,6 +108,19 @@ def _inside(folder: Path):
         os.chdir(before)
 
 
+@contextlib.contextmanager
+def config_folder(mapping):
+    """A temporary folder holding ``mapping`` as ``config.yaml``; None when the mapping cannot be
+    written as YAML (then there is nothing to refuse)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        try:
+            (folder / "config.yaml").write_text(yaml.safe_dump(mapping))
+        except (yaml.YAMLError, RecursionError, ValueError):  # not writable as YAML
+            folder = None
+        yield folder
+
+
 def _refused_in_one_line(args: list[str], folder: Path) -> None:
     """The command refuses: exit 1, one error line, and nothing written under ``folder`` (the
     working folder, where a relative ``out`` would go) but the config file."""
@@ -136,24 +149,17 @@ def test_a_mutated_study_is_accepted_or_refused_in_one_line(data):
             return  # accepted: a study that can be played (not played here: its deals may be many)
     except ConfigError as error:
         assert str(error).startswith("bot spec ") and "\n" not in str(error)
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        try:
-            (folder / "config.yaml").write_text(yaml.safe_dump(mapping))
-        except (yaml.YAMLError, RecursionError, ValueError):  # not writable as YAML
-            return
-        _refused_in_one_line(["study", "run", "config.yaml"], folder)
+    with config_folder(mapping) as folder:
+        if folder is not None:
+            _refused_in_one_line(["study", "run", "config.yaml"], folder)
 
 
 @PROPERTY
 @given(data=st.data())
 def test_a_mutated_sprt_config_is_accepted_or_refused_in_one_line(data):
     mapping = data.draw(st.one_of(mutated(SPRT), values))
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        try:
-            (folder / "config.yaml").write_text(yaml.safe_dump(mapping))
-        except (yaml.YAMLError, RecursionError, ValueError):
+    with config_folder(mapping) as folder:
+        if folder is None:
             return
         try:
             fields = load_sprt_file(folder / "config.yaml")

@@ -7,8 +7,6 @@ played: its generations may be many."""
 from __future__ import annotations
 
 import os
-import tempfile
-from pathlib import Path
 
 import pytest
 import yaml
@@ -16,7 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_league_support import league
 from test_properties import mutated, values
-from test_study_sprt_config import _inside, _refused_in_one_line
+from test_study_sprt_config import _inside, _refused_in_one_line, config_folder
 
 from kinds.train import TrainError, load_train_config
 from tournament.config import parse_config
@@ -52,11 +50,8 @@ def _bases(records: str) -> list[dict]:
 @given(data=st.data())
 def test_a_mutated_train_config_is_accepted_or_refused_in_one_line(records, data):
     mapping = data.draw(st.one_of(*(mutated(base) for base in _bases(records)), values))
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        try:
-            (folder / "config.yaml").write_text(yaml.safe_dump(mapping))
-        except (yaml.YAMLError, RecursionError, ValueError):  # not writable as YAML
+    with config_folder(mapping) as folder:
+        if folder is None:
             return
         with _inside(folder):
             try:
