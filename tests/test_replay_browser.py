@@ -5,11 +5,8 @@ Needs Debian's ``chromium`` and ``chromedriver``; without them the tests skip, u
 """
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
 import pytest
+from browser_support import browser, click, css, no_script_errors, open_page  # noqa: F401 (browser: a fixture)
 from test_league_support import league
 
 from azul_cli.replay_html import page
@@ -20,40 +17,6 @@ from tournament.replay import replay_steps
 from tournament.runner import run_league
 
 ODD_NAME = "<b>&\"x'"  # a bot name that must show as itself, not as markup
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage", "--window-size=1300,900")
-
-
-def _binary(name: str) -> str | None:
-    path = f"/usr/bin/{name}"
-    return path if os.access(path, os.X_OK) else shutil.which(name)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    chromium, chromedriver = _binary("chromium"), _binary("chromedriver")
-    missing = [n for n, p in (("chromium", chromium), ("chromedriver", chromedriver)) if p is None]
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing.append("the Python package selenium")
-    if missing:
-        message = f"the replay browser test needs {' and '.join(missing)} (Debian: apt-get install chromium chromium-driver)"
-        if os.environ.get("AZUL_REQUIRE_BROWSER") == "1":
-            pytest.fail(message + "; AZUL_REQUIRE_BROWSER=1 requires it", pytrace=False)
-        pytest.skip(message)
-    profile = tempfile.mkdtemp(prefix="azul-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium  # with the driver's path below, selenium-manager downloads nothing
-    for flag in CHROMIUM_FLAGS + (f"--user-data-dir={profile}",):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -75,32 +38,13 @@ def games(tmp_path_factory):
     return out
 
 
-def css(driver, selector):
-    from selenium.webdriver.common.by import By
-    return driver.find_elements(By.CSS_SELECTOR, selector)
-
-
 def label(driver) -> tuple[str, int, int]:
     node = css(driver, "#step-label")[0]
     return node.text, int(node.get_attribute("data-step")), int(node.get_attribute("data-ply"))
 
 
-def click(driver, selector):
-    css(driver, selector)[0].click()
-
-
 def tiles(driver, selector) -> str:
     return "".join(t.get_attribute("data-color") for t in css(driver, f"{selector} .tile"))
-
-
-def open_page(driver, url):
-    driver.get(url)
-    driver.get_log("browser")  # start each page with an empty console log
-
-
-def no_script_errors(driver):
-    severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    assert severe == []
 
 
 @pytest.mark.parametrize("kind", ["colored", "gray"])
