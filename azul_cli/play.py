@@ -24,7 +24,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from bots import Bot, make_bot
+from bots import Bot
 from engine import GameState, IllegalMoveError, Move, new_game
 from engine.loop import Dealt, step
 from engine.rules import COLOUR_NAMES, COLOURS
@@ -32,7 +32,7 @@ from tournament.series import fault_text
 
 from . import render
 from .common import Plain, Variant, console, drawn_seed, fail, read_position, seed_option, spec_bot
-from .teach import preview, preview_text
+from .teach import hint, preview, preview_text
 
 ReadLine = Callable[[], str | None]
 SESSION_COMMANDS = frozenset({"undo", "save", "load"})
@@ -207,8 +207,7 @@ class HumanPlayer(Bot):
             return
         top = int(arg) if arg else 3
         try:
-            bot = make_bot("mcts", seed=self.seed, iterations=self.hint_iterations)
-            rows = bot.analyze(state)[:top]
+            rows = hint(state, self.hint_iterations, self.seed, top)
         except ValueError as exc:
             self.say(f"error: no hint: {exc}")
             return

@@ -3,7 +3,7 @@
 ``preview(state, move)`` returns a ``Preview``: the source, colour and number of tiles taken,
 the destination line, how many tiles overflow to the floor and what they cost there (with the
 starting-player marker if the move takes it), whether the line completes and what its tile would
-score at tiling. ``preview_text`` words it for a person. Nothing here changes the state: the
+score at tiling. ``preview_text`` words it for a person; ``hint`` is a bot's advice (MCTS's best moves). Nothing here changes the state: the
 move is first tried on a clone, so a rule mistake raises ``IllegalMoveError`` with the engine's
 own reason.
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bots import make_bot
 from engine import GameState, Move, rules
 from engine.rules import COLOUR_NAMES, COLOURS, FLOOR_SLOTS, floor_penalty, wall_column
 
@@ -113,6 +114,13 @@ def _tiling_preview(pos: dict, board: dict, move: Move, seat: int) -> Preview:
     return Preview(move=str(move), seat=seat, colour=COLOUR_NAMES[COLOURS.index(colour)],
                    line=move.line, column=move.column, completes=True,
                    points=placement_points(board["wall"], row, col))
+
+
+def hint(state: GameState, iterations: int, seed: int, top: int = 3) -> list[dict]:
+    """A bot's advice for the seat to move: MCTS's ``top`` best moves after ``iterations``
+    iterations, each with ``move``, ``visits``, ``value`` (the chance of winning, 0 to 1) and
+    ``pv`` (the line it expects); a ValueError when there is no move to choose."""
+    return make_bot("mcts", seed=seed, iterations=iterations).analyze(state)[:top]
 
 
 def preview_text(p: Preview) -> str:

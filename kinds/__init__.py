@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from .base import KINDS, RunKind, RunStatus, finish_command, kind_named, kind_of, parent_run, register
 from .league import LEAGUE
+from .played import PLAYED
 from .sprt import SPRT
 from .study import STUDY
 from .train import TRAIN
 from .tune import TUNE
 
-__all__ = ["KINDS", "LEAGUE", "SPRT", "STUDY", "TRAIN", "TUNE", "RunKind", "RunStatus", "finish_command",
+__all__ = ["KINDS", "LEAGUE", "PLAYED", "SPRT", "STUDY", "TRAIN", "TUNE", "RunKind", "RunStatus", "finish_command",
            "kind_named", "kind_of", "parent_run", "register"]

@@ -1,0 +1,31 @@
+"""The played kind: a person's finished games against the bots, written by ``azul serve``'s table
+in the browser (web/play.py) into the folder ``--play-out`` names (docs/serve.md, "Play in the
+browser").
+
+The folder is one run: ``run.json`` (kind ``played``) and the four record tables, one part per
+finished game, each written under the folder's lock. Every game in it is whole when it is
+written, so the run is never unfinished and nothing resumes it; ``azul elo``, ``standings``,
+``report`` and ``replay`` read it as any other run.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from records.names import RUN_FILE
+
+from .base import RunKind, register
+
+
+class PlayedKind(RunKind):
+    name, label, article = "played", "person's games", "a folder of a person's games"
+    settings = RUN_FILE  # nothing is set up front: each game is whole in its records
+    owned = ()
+
+    def finish_command(self, run_dir: Path) -> str:
+        return "nothing to finish: each game is written whole when it ends (azul serve, Play)"
+
+    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
+        return True
+
+
+PLAYED = register(PlayedKind())
