@@ -12,7 +12,7 @@ import typer
 
 from engine import __version__ as ENGINE_VERSION
 
-from . import (league, play, positions, ratings, ratings_list, replay, report, series, sprt, strategy,
+from . import (league, play, positions, ratings, ratings_list, replay, report, serve, series, sprt, strategy,
                study, train, tune)
 
 app = typer.Typer(
@@ -44,7 +44,7 @@ def main(
 # ---------------------------------------------------------------- the commands, in help order
 for command in (positions.show, positions.moves, positions.selfplay, positions.analyze, play.play,
                 series.series, replay.replay, ratings.elo, report.report, strategy.openings,
-                strategy.marker, ratings.standings, sprt.sprt, train.train, tune.tune):
+                strategy.marker, ratings.standings, sprt.sprt, train.train, tune.tune, serve.serve):
     app.command()(command)
 app.add_typer(league.app, name="league")
 app.add_typer(study.app, name="study")

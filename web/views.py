@@ -1,8 +1,150 @@
-"""The pages over the runs under the served folders."""
+"""The pages over the runs under the served folders (read-only: every route answers GET only).
+
+    /                                   the index of the runs (web/runs.py finds them)
+    /api/index                          its data and its HTML, which the open page polls
+    /run/<path>                         a run's page (web/data.py, web/pages.py)
+    /api/run/<path>                     its data and its HTML
+    /run/<path>/game/<id>               a recorded game's replay (azul replay --html's page)
+    /run/<path>/game/<id>/analyze?step=N  the top moves of that game's position after step N
+
+``<path>`` is a served folder's label and the folders below it (``Served.folder`` refuses
+anything else: 404). A part of a page that cannot be read while a run is repaired or resumed is
+an ``errors`` entry of its data, never a 500.
+"""
 from __future__ import annotations
 
+import math
 from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from . import pages
+from .data import Cache, failed, run_data, signature, status_row
+from .runs import Found, Served
+
+ANALYZE_ITERATIONS = 2000  # the analysis view's search, by default
+MAX_ANALYZE_ITERATIONS = 20000  # ... and at most (?iterations=N)
+ANALYZE_BOT = "mcts"
+
+
+def clean(value: Any) -> Any:
+    """``value`` for strict JSON: NaN and infinities as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    return value
+
+
+def not_found(what: str = "no such run under the served folders") -> HTMLResponse:
+    return HTMLResponse(pages.plain_page("not found", f"<h1>Not found</h1><p>{pages.esc(what)}</p>"), 404)
 
 
 def view_routes(runs: list[Path]) -> list:
-    return []
+    served = Served(runs)
+    cache = Cache()
+
+    def rows() -> list[tuple[dict, bool]]:
+        out = []
+        for found in served.find():
+            out.append((cache.get(("row", found.url), signature(found.folder), lambda f=found: status_row(f)), False))
+            out += [(cache.get(("row", n.url), signature(n.folder), lambda n=n: status_row(n)), True)
+                    for n in found.nested]
+        return out
+
+    def index_doc() -> dict:
+        listed = rows()
+        return {"runs": [dict(r, nested=n) for r, n in listed],
+                "html": pages.index_fragment(listed, list(served.roots))}
+
+    def index(request: Request) -> Response:
+        doc = index_doc()
+        return HTMLResponse(pages.shell("azul runs", "/api/index", doc["html"]))
+
+    def api_index(request: Request) -> Response:
+        return JSONResponse(clean(index_doc()))
+
+    def run_doc(found: Found) -> dict:
+        data = cache.get(("run", found.url), signature(found.folder),
+                         lambda: run_data(found, lambda p: any(served.inside(p, r) for r in served.roots.values())))
+        return {**data, "html": pages.run_fragment(data)}
+
+    def run_page(request: Request) -> Response:
+        found = served.found(request.path_params["path"])
+        if found is None:
+            return not_found()
+        doc = run_doc(found)
+        return HTMLResponse(pages.shell(found.url, pages.href("api", "run", found.url), doc["html"]))
+
+    def api_run(request: Request) -> Response:
+        found = served.found(request.path_params["path"])
+        if found is None:
+            return JSONResponse({"error": "no such run under the served folders"}, 404)
+        return JSONResponse(clean(run_doc(found)))
+
+    def replay(request: Request) -> Response:
+        folder = served.run(request.path_params["path"])
+        if folder is None:
+            return not_found()
+        from azul_cli.replay_html import page
+        from tournament.replay import replay_steps
+
+        try:
+            game = replay_steps(folder, request.path_params["game_id"])
+        except KeyError:
+            return not_found("no such game in this run")
+        except Exception as exc:  # noqa: BLE001 - a damaged part: said, never a 500
+            return HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"), 503)
+        return HTMLResponse(page(game.to_dict()))
+
+    def analyze(request: Request) -> Response:
+        path, game_id = request.path_params["path"], request.path_params["game_id"]
+        folder = served.run(path)
+        if folder is None:
+            return not_found()
+        try:
+            step = int(request.query_params.get("step", "1"))
+            iterations = int(request.query_params.get("iterations", str(ANALYZE_ITERATIONS)))
+        except ValueError:
+            return HTMLResponse(pages.plain_page("bad request", "<p>step and iterations are whole numbers</p>"), 400)
+        if not 1 <= iterations <= MAX_ANALYZE_ITERATIONS:
+            return HTMLResponse(pages.plain_page("bad request", f"<p>iterations: 1 to {MAX_ANALYZE_ITERATIONS:,}</p>"), 400)
+        from tournament.replay import replay_steps
+
+        try:
+            game = replay_steps(folder, game_id)
+        except KeyError:
+            return not_found("no such game in this run")
+        except Exception as exc:  # noqa: BLE001 - as replay
+            return HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"), 503)
+        if not 1 <= step <= len(game.steps):
+            return not_found(f"no step {step}: the game has steps 1 to {len(game.steps)}")
+        data = analysis(game, step, iterations)
+        data.update(url=served.url(folder), name=served.url(folder), game_id=game_id)
+        return HTMLResponse(pages.plain_page(f"analysis {game_id}", pages.analysis_body(data)))
+
+    return [Route("/", index), Route("/api/index", api_index),
+            Route("/run/{path:path}/game/{game_id}/analyze", analyze),
+            Route("/run/{path:path}/game/{game_id}", replay),
+            Route("/api/run/{path:path}", api_run), Route("/run/{path:path}", run_page)]
+
+
+def analysis(game, step: int, iterations: int) -> dict:
+    """``azul analyze``'s rows (azul_cli/positions.py) for the position after ``step`` (1-based)."""
+    from azul_cli.positions import run_analysis
+    from engine import GameState
+
+    position = game.steps[step - 1].position
+    data = {"step": step, "steps": len(game.steps), "round": position.get("round"), "phase": position.get("phase"),
+            "to_move": position.get("to_move"), "bot": ANALYZE_BOT, "iterations": iterations, "seed": 1,
+            "played": game.steps[step].move if step < len(game.steps) else None, "rows": []}
+    try:
+        data["rows"] = run_analysis(GameState.from_json(position), ANALYZE_BOT, iterations, 1)[:10]
+    except ValueError as exc:  # the game is over at that step: nothing to choose
+        data["error"] = str(exc)
+    return data

@@ -1,0 +1,284 @@
+"""What the pages show of a run, as data (the JSON of ``/api/run/<path>``): its kind's status
+(``kinds``: ``RunStatus``, which reads the lock's holder, never waiting on it) and what that kind
+has besides: a league's standings and ratings with intervals (``azul elo``'s fit), an event's
+table, an SPRT's LLR path against its bounds, a tune's parameter paths, a training run's lineage,
+a rating list's ratings (``azul ratings show``), and the last games recorded.
+
+Each part is read on its own: one that meets a half-written or damaged record (a repair or a
+resume under way) answers an ``errors`` entry naming it, and the rest still shows. A run's data
+is kept until its folder changes (``signature``: the folders' times, the lock file's) or for
+``MAX_AGE`` seconds, so that pages polling every second read the records once per change.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from records.names import LOCK_FILE, QUARANTINE
+
+from .runs import Found, is_rating_list
+
+MAX_AGE = 5.0  # seconds a run's data is kept while its folder does not change
+LAST_GAMES = 20  # games listed on a run page, the last recorded
+PATH_POINTS = 400  # points of a drawn path at most (an SPRT's LLR, a tune's theta)
+RATING_RESAMPLES = 20  # the elo fit's bootstrap: the intervals are the deal jackknife's, as azul elo's
+
+
+def signature(folder: Path, depth: int = 3) -> tuple:
+    """What changes when anything is committed, repaired or started in a run: the times of its
+    folders (a part committed is a rename into one) and of its lock file."""
+    out = []
+
+    def walk(d: Path, level: int) -> None:
+        try:
+            out.append((str(d), d.stat().st_mtime_ns))
+            if level < depth:
+                for child in sorted(os.scandir(d), key=lambda e: e.name):
+                    if child.is_dir(follow_symlinks=False) and child.name != QUARANTINE:
+                        walk(Path(child.path), level + 1)
+        except OSError:
+            out.append((str(d), None))
+
+    walk(folder, 0)
+    try:
+        lock = (folder / LOCK_FILE).stat()
+        out.append((lock.st_mtime_ns, lock.st_size))
+    except OSError:
+        pass
+    return tuple(out)
+
+
+class Cache:
+    """Values by key, each kept while its signature holds and for at most ``MAX_AGE`` seconds."""
+
+    def __init__(self):
+        self.kept: dict[Any, tuple[tuple, float, Any]] = {}
+        self.lock = threading.Lock()
+
+    def get(self, key, sig: tuple, make: Callable[[], Any]) -> Any:
+        with self.lock:
+            hit = self.kept.get(key)
+        if hit is not None and hit[0] == sig and time.monotonic() - hit[1] < MAX_AGE:
+            return hit[2]
+        value = make()
+        with self.lock:
+            self.kept[key] = (sig, time.monotonic(), value)
+        return value
+
+
+def failed(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def status_row(found: Found) -> dict:
+    """A run's line of the index: kind, state, games of planned, who is ahead (``error``: what
+    could not be read)."""
+    row: dict[str, Any] = {"url": found.url, "name": found.url, "kind": None, "state": None, "recorded": None,
+                           "planned": None, "ahead": None, "error": None}
+    if found.rating_list:
+        row.update(kind="rating list", state="-", ahead=_list_ahead(found.folder, row))
+        return row
+    from kinds import kind_of
+
+    try:
+        kind = kind_of(found.folder)
+        st = kind.status(found.folder)
+    except Exception as exc:  # noqa: BLE001 - a damaged or half-written run: its row says why, the page stays
+        row["error"] = failed(exc)
+        return row
+    row.update(kind=kind.name, label=kind.label, state=st.state, recorded=st.recorded, planned=st.planned,
+               driver=st.driver, finish=st.finish, decides=st.decides, ahead=ahead(kind.name, st.detail, found.folder))
+    row["detail"] = st.detail
+    return row
+
+
+def ahead(kind: str, detail: dict, folder: Path) -> str | None:
+    """Who is ahead, in a few words: the standings' leader, an SPRT's LLR, a tune's current
+    parameters, a training run's last generation."""
+    if detail.get("standings"):
+        top = detail["standings"][0]
+        elo = "" if top.get("elo") is None else f", elo {top['elo']:+.0f}"
+        return f"{top['bot']} ({top['win_rate']:.1%} win rate{elo})"
+    if "test" in detail:
+        t = detail["test"]
+        return f"LLR {t['llr']:.2f} in [{t['lower']:.2f}, {t['upper']:.2f}] after {t['pairs']:,} pairs: {t['verdict']}"
+    if "lineage" in detail:
+        lineage = detail["lineage"]
+        if not lineage:
+            return "no generation yet"
+        accepted = [r.get("generation") for r in lineage if r.get("accepted")]
+        return f"generation {lineage[-1].get('generation')} of {detail.get('generations')}; accepted {accepted}"
+    if kind == "tune":
+        steps = tune_path(folder)
+        if steps:
+            theta = steps[-1]["theta"]
+            return "theta " + ", ".join(f"{k}={v:.4g}" for k, v in theta.items())
+    return None
+
+
+def _list_ahead(folder: Path, row: dict) -> str | None:
+    from analysis.rating_list import RatingList
+
+    try:
+        last = RatingList.open(folder).last
+    except Exception as exc:  # noqa: BLE001 - as a run's row
+        row["error"] = failed(exc)
+        return None
+    return None if last is None else f"version {last.number}, {len(last.runs)} runs"
+
+
+def tune_path(folder: Path) -> list[dict] | None:
+    """A tune's steps (analysis/tune.py): theta at each step's start, the pairs by its end."""
+    from analysis.records import check_runs, connect
+    from analysis.tune import side_names, tune_steps
+
+    runs = check_runs(folder)
+    con = connect(runs)
+    try:
+        return tune_steps(con, side_names(folder))
+    finally:
+        con.close()
+
+
+def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
+    """Everything a run page shows: the index row, and each part its kind has (``errors``: the
+    parts that could not be read, by name). ``inside``: whether a folder lies in the served ones
+    (a rating list's runs are read only when they do)."""
+    if found.rating_list or is_rating_list(found.folder):
+        data = status_row(Found(found.folder, found.url, rating_list=True))
+        data["errors"] = {}
+        part(data, "rating_list", lambda: rating_list(found.folder, inside))
+        return data
+    data = status_row(found)
+    data["errors"] = {}
+    data["nested"] = [{"url": n.url, "name": n.url} for n in found.nested]
+    if data["error"] is not None or data["kind"] == "train":
+        return data
+    records = part(data, "records", lambda: _records(found.folder))
+    if records is None:
+        return data
+    part(data, "ratings", lambda: ratings(records))
+    part(data, "games", lambda: last_games(records))
+    part(data, "event", lambda: event(found.folder, records))
+    if data["kind"] == "sprt":
+        part(data, "sprt_path", lambda: llr_path(found.folder, records))
+    if data["kind"] == "tune":
+        part(data, "tune", lambda: tune_data(found.folder))
+    return data
+
+
+def part(data: dict, name: str, make: Callable[[], Any]) -> Any:
+    """``data[name] = make()``, or its error under ``data["errors"][name]``."""
+    try:
+        value = make()
+    except Exception as exc:  # noqa: BLE001 - one part of a page that cannot be read says so; the rest shows
+        data["errors"][name] = failed(exc)
+        return None
+    if name != "records":
+        data[name] = value
+    return value
+
+
+def _records(folder: Path) -> dict | None:
+    from analysis.records import read_records
+    from records.parts import committed_parts
+
+    if not committed_parts(folder):
+        return None
+    return read_records(folder)
+
+
+def ratings(records: dict) -> list[dict]:
+    """The ratings with 95% intervals per player count (``azul elo``'s fit, analysis/ratings.py)."""
+    from analysis.ratings import rate_by_players, withheld_bots, withhold
+
+    from azul_cli.common import json_rows
+
+    results, games = records["results"], records["games"]
+    fits = rate_by_players(results, games, bootstrap=RATING_RESAMPLES)
+    hidden = withheld_bots(results, games)
+    return [{"players": n, "bots": json_rows(withhold(fit.table, hidden))} for n, fit in fits.items()]
+
+
+def last_games(records: dict) -> list[dict]:
+    """The last ``LAST_GAMES`` games recorded: id, deal and each seat's bot, score and rank."""
+    import polars as pl
+
+    games = records["games"].tail(LAST_GAMES).select("run_id", "game_id")
+    seats = (records["results"].join(games, on=["run_id", "game_id"]).sort("game_id", "seat")
+             .group_by("game_id", maintain_order=True)
+             .agg(pl.col("bot"), pl.col("score"), pl.col("rank")))
+    return seats.to_dicts()
+
+
+def event(folder: Path, records: dict) -> dict | None:
+    """An event's own table as it stands (a pairing counts once all its games are recorded)."""
+    from analysis.events import event_settings, event_standings
+    from kinds.league import finished_pairings
+
+    if event_settings(folder) is None:
+        return None
+    results, unfinished = finished_pairings(folder, records)
+    ev = event_standings(folder, results, records["games"])
+    return None if ev is None else {**ev.as_dict(), "unfinished": len(unfinished)}
+
+
+def thin(points: list, most: int = PATH_POINTS) -> list:
+    """At most ``most`` of ``points``, evenly spaced, the last always among them."""
+    if len(points) <= most:
+        return points
+    step = len(points) / most
+    return [points[int(i * step)] for i in range(most - 1)] + [points[-1]]
+
+
+def llr_path(folder: Path, records: dict) -> dict:
+    """An SPRT's LLR after each pair counted (analysis/sprt_run.py), its bounds and verdict."""
+    import numpy as np
+
+    from analysis import sprt
+    from analysis.sprt_run import in_order, pair_cells, read_settings
+
+    s = read_settings(folder)
+    cells = in_order(pair_cells(records["results"], records["games"], s["new"]))[:s["max_pairs"]]
+    lower, upper = sprt.bounds(s["alpha"], s["beta"])
+    if not cells:
+        return {"points": [], "lower": lower, "upper": upper}
+    cumulative = np.cumsum(np.eye(5, dtype=np.int64)[np.asarray(cells)], axis=0)
+    values = sprt.llr_many(cumulative, s["elo0"], s["elo1"], s["model"])
+    stop = np.flatnonzero((values >= upper) | (values <= lower))  # the decision: no pair counts after it
+    values = values[: int(stop[0]) + 1] if stop.size else values
+    points = [[i + 1, round(float(v), 4)] for i, v in enumerate(values)]
+    return {"points": thin(points), "pairs": len(values), "lower": lower, "upper": upper}
+
+
+def tune_data(folder: Path) -> dict | None:
+    """A tune's parameter paths: theta at each step's start against the pairs before it."""
+    from analysis.tune import read_result
+
+    steps = tune_path(folder) or []
+    path = [{"pairs": 0, "theta": steps[0]["theta"]}] if steps else []
+    path += [{"pairs": before["pairs"], "theta": after["theta"]} for before, after in zip(steps, steps[1:])]
+    result = read_result(folder)
+    return {"path": thin(path), "steps": len(steps), "final": (result or {}).get("params")}
+
+
+def rating_list(folder: Path, inside: Callable[[Path], bool]) -> dict:
+    """A rating list's last version rebuilt from its runs' records (``azul ratings show``), when
+    every run it rates lies in the served folders."""
+    from analysis.rating_list import RatingList
+
+    from azul_cli.common import json_rows
+
+    lst = RatingList.open(folder)
+    if lst.last is None:
+        return {"version": None, "players": []}
+    outside = [r["path"] for r in lst.last.runs if not inside(Path(r["path"]))]
+    if outside:
+        raise ValueError(f"{len(outside)} of its runs lie outside the served folders: not read")
+    shown = lst.show(None, bootstrap=RATING_RESAMPLES)
+    doc = shown.as_dict()
+    doc["players"] = [{"num_players": n, "bots": json_rows(t)} for n, t in shown.tables.items()]
+    return doc
