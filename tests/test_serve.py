@@ -1,0 +1,212 @@
+"""``azul serve`` over real HTTP (uvicorn on a free port, tests/serve_support.py): the index and the
+run pages say what the kinds' status and the analysis functions say, names from records are
+escaped, no URL reaches outside the served folder, nothing but GET is answered, a damaged part is
+an error field (never a 500), and the command's own checks and lines."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from serve_support import get, raw_get, serving, until
+from test_league_support import ROOT, league, subprocess_env
+from typer.testing import CliRunner
+
+from azul_cli.main import app
+from tournament.config import parse_config
+from tournament.runner import run_league
+
+runner = CliRunner()
+HOSTILE = "<img src=x onerror=alert(1)>&\"x'"  # a bot's name is any text without '/'
+SECRET = "SECRET-OUTSIDE"  # a bot name only the run outside the served folder holds
+
+
+def invoke(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """runs/: a finished league with a hostile bot name, an SPRT in tests/sprt, a rating list of the
+    league, and ``link``: a symlink to a run outside runs/."""
+    tmp = tmp_path_factory.mktemp("serve")
+    runs = tmp / "runs"
+    run_league(parse_config(league(runs, [{"name": HOSTILE, "type": "random"}, "random", "greedy"], name="lg", deals=2,
+                                   batch_games=2, flush_seconds=0)), progress=False)
+    run_league(parse_config(league(tmp / "outside", [{"name": SECRET, "type": "random"}, "greedy"], name="secret",
+                                   deals=1)), progress=False)
+    (runs / "link").symlink_to(tmp / "outside" / "secret")
+    invoke("sprt", "--bot", "greedy", "--bot", "random", "--workers", "0", "--no-mlflow", "--elo1", "20",
+           "--max-pairs", "6", "--seed", "4", "--out", runs / "tests")
+    invoke("ratings", "add", runs / "list", runs / "lg")
+    with serving([runs], tmp / "played") as base:
+        yield tmp, base
+
+
+def api(base: str, path: str) -> dict:
+    status, body = get(f"{base}/api/{path}")
+    assert status == 200, body
+    return json.loads(body)
+
+
+def test_the_index_lists_each_run_with_its_kinds_status(tree):
+    tmp, base = tree
+    from kinds import kind_of
+
+    rows = {r["url"]: r for r in api(base, "index")["runs"]}
+    assert set(rows) == {"runs/lg", "runs/tests/sprt", "runs/list"}  # the link leads out: not listed
+    for url in ("runs/lg", "runs/tests/sprt"):
+        st = kind_of(tmp / url).status(tmp / url)
+        assert (rows[url]["kind"], rows[url]["state"], rows[url]["recorded"], rows[url]["planned"]) == \
+               (st.kind, st.state, st.recorded, st.planned)
+    assert rows["runs/lg"]["ahead"].startswith("greedy ")
+    assert rows["runs/tests/sprt"]["ahead"].startswith("LLR ")
+    assert rows["runs/list"]["kind"] == "rating list"
+    status, page = get(base + "/")
+    assert status == 200
+    for url in rows:  # each name a link to its run page
+        assert f"<a href='/run/{url}'>{url}</a>" in page
+
+
+def test_names_from_records_are_escaped(tree):
+    _, base = tree
+    status, page = get(f"{base}/run/runs/lg")
+    assert status == 200
+    assert HOSTILE not in page and "<img" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;&amp;&quot;x&#x27;" in page
+    standings = api(base, "run/runs/lg")["detail"]["standings"]
+    assert HOSTILE in [s["bot"] for s in standings]  # the data keeps the name as it is
+
+
+def test_the_ratings_are_azul_elos(tree):
+    tmp, base = tree
+    shown = {b["bot"]: b for fit in api(base, "run/runs/lg")["ratings"] for b in fit["bots"]}
+    elo = json.loads(invoke("elo", tmp / "runs" / "lg", "-f", "json").stdout)
+    for fit in elo:
+        for row in fit["bots"]:
+            for key in ("games", "rating", "low", "high"):
+                assert shown[row["bot"]][key] == pytest.approx(row[key], abs=0.1), (row["bot"], key)
+    assert len(shown) == 3 and any(b["high"] > b["low"] for b in shown.values())
+
+
+def test_the_sprt_path_ends_at_its_decision(tree):
+    tmp, base = tree
+    from analysis.sprt_run import sprt_result
+
+    data = api(base, "run/runs/tests/sprt")
+    result = sprt_result(tmp / "runs" / "tests" / "sprt")
+    path = data["sprt_path"]
+    assert len(path["points"]) == result.decision.pairs == path["pairs"]
+    assert path["points"][-1][1] == pytest.approx(result.decision.llr, abs=1e-3)
+    assert (path["lower"], path["upper"]) == pytest.approx((result.lower, result.upper))
+    status, page = get(f"{base}/run/runs/tests/sprt")
+    assert f'id="llr" class="chart" data-points="{result.decision.pairs}"' in page
+
+
+def test_the_rating_list_page_is_azul_ratings_show(tree):
+    tmp, base = tree
+    shown = json.loads(invoke("ratings", "show", tmp / "runs" / "list", "-f", "json").stdout)
+    data = api(base, "run/runs/list")["rating_list"]
+    assert data["version"] == shown["version"]
+    assert [[b["bot"] for b in g["bots"]] for g in data["players"]] == \
+           [[b["bot"] for b in g["bots"]] for g in shown["players"]]
+
+
+def test_replay_and_analysis_of_a_recorded_game(tree):
+    tmp, base = tree
+    from azul_cli.positions import run_analysis
+    from azul_cli.replay_html import page
+    from engine import GameState
+    from tournament.replay import replay_steps
+
+    run = tmp / "runs" / "lg"
+    gid = api(base, "run/runs/lg")["games"][-1]["game_id"]
+    status, body = get(f"{base}/run/runs/lg/game/{gid}")
+    game = replay_steps(run, gid)
+    assert (status, body) == (200, page(game.to_dict()))
+    status, body = get(f"{base}/run/runs/lg/game/{gid}/analyze?step=4&iterations=300")
+    assert status == 200
+    rows = run_analysis(GameState.from_json(game.steps[3].position), "mcts", 300, 1)[:10]
+    shown = re.findall(r"<tr><td class='num'>\d+</td><td class=''>([^<]+)</td><td class='num'>([\d,]+)</td>", body)
+    assert shown == [(r["move"], f"{r['visits']:,}") for r in rows]
+    assert f"<code id='played'>{game.steps[4].move}</code>" in body
+    assert get(f"{base}/run/runs/lg/game/no-such-game")[0] == 404
+    assert get(f"{base}/run/runs/lg/game/{gid}/analyze?iterations=999999")[0] == 400
+
+
+@pytest.mark.parametrize("path", [
+    "/run/runs/..", "/run/runs/../outside/secret", "/run/runs/%2e%2e/outside/secret", "/run/runs/%2E%2E%2Foutside%2Fsecret",
+    "/api/run/runs/..%2f..%2foutside%2fsecret", "/run/runs/lg/..%2F..%2Foutside/secret", "/run//etc/passwd",
+    "/run/%2Fetc%2Fpasswd", "/run/runs/link", "/api/run/runs/link", "/run/runs/lg/%2e%2e/..%2f..%2foutside/secret",
+    "/run/runs/link/game/t000-d00000-a00", "/run/runs/lg/game/..%2f..%2f..%2foutside", "/run/outside/secret",
+    "/run/runs/./lg", "/run/runs/lg%5c..%5c..%5coutside",
+])
+def test_no_url_reads_outside_the_served_folder(tree, path):
+    _, base = tree
+    status, body = raw_get(base, path)
+    assert status in (403, 404)
+    assert SECRET not in body
+
+
+def test_only_get_is_answered(tree):
+    _, base = tree
+    for path in ("/", "/api/index", "/run/runs/lg", "/api/run/runs/lg"):
+        for method in ("POST", "PUT", "DELETE"):
+            assert get(base + path, method)[0] == 405, (method, path)
+
+
+def test_a_damaged_part_is_an_error_field_not_a_500(tree, tmp_path):
+    tmp, _ = tree
+    runs = tmp_path / "runs"
+    shutil.copytree(tmp / "runs" / "lg", runs / "lg")
+    part = sorted((runs / "lg" / "results").glob("*.parquet"))[0]
+    part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
+    with serving([runs], tmp_path / "played") as base:
+        status, body = get(f"{base}/api/run/runs/lg")
+        assert status == 200
+        data = json.loads(body)
+        assert "results" in (data.get("error") or "") or any("results" in e for e in data["errors"].values())
+        status, page = get(f"{base}/run/runs/lg")
+        assert status == 200 and "cannot be read now" in page
+        status, index = get(f"{base}/api/index")
+        assert status == 200 and json.loads(index)["runs"][0]["url"] == "runs/lg"
+
+
+def test_a_missing_runs_folder_is_one_line(tmp_path):
+    result = runner.invoke(app, ["serve", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [f"error: {tmp_path / 'nowhere'}: no such folder (RUNS are folders "
+                                                  "of runs, or run folders)"]
+
+
+@pytest.mark.parametrize("host,warned", [("127.0.0.1", False), ("0.0.0.0", True)])
+def test_the_command_serves_on_the_url_it_prints(tree, host, warned):
+    tmp, _ = tree
+    proc = subprocess.Popen([sys.executable, "-m", "azul_cli", "serve", str(tmp / "runs"), "--port", "0", "--host", host],
+                            cwd=ROOT, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"on (http://[^ ]+/) ", line).group(1)
+        assert url.startswith("http://127.0.0.1:" if host == "127.0.0.1" else "http://0.0.0.0:")
+        base = url.replace("0.0.0.0", "127.0.0.1").rstrip("/")
+        status, body = until(lambda: _answer(base), 30, "the command's server answered")
+        assert status == 200 and "runs/lg" in body
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert ("warning: --host 0.0.0.0: the view is reachable from the network" in err) == warned
+
+
+def _answer(base: str):
+    try:
+        return get(base + "/")
+    except OSError:
+        return None
