@@ -62,7 +62,7 @@ def per_call_us(evaluator, states, repeats: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="value-2p", help="a network: a shipped model's name or a file")
+    ap.add_argument("--model", default="value-2p-mlp", help="a network: a shipped model's name or a file")
     ap.add_argument("--ntuple", default=None, help="an n-tuple model file (default: random tables)")
     ap.add_argument("--iterations", type=int, default=5000)
     ap.add_argument("--repeats", type=int, default=5)

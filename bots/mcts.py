@@ -16,7 +16,7 @@ from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
 from .heuristic import Column, ColourSet, Later, Line, Marker, Row
 from .registry import Param, bot_parameters, changed_parameters, check_params, register, register_preset
-from .value_file import model_bytes, read_model
+from .value_file import default_model, model_bytes, read_model
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
 
@@ -48,9 +48,10 @@ class MCTSBot(Bot):
             0.01, 1000.0)] = 8.0,
         max_nodes: Annotated[int, Param(
             "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
-        model: Annotated[str, Param(
+        model: Annotated[str | None, Param(
             "evaluator=value's model: one shipped in bots/models by name, or the path of an "
-            "azul-value/1 (network) or azul-ntuple/1 (n-tuple tables) file (its bytes travel with the bot)")] = "value-2p",
+            "azul-value/1 (network) or azul-ntuple/1 (n-tuple tables) file (its bytes travel with the bot); "
+            "none: the shipped model of the table's player count (value-2p, value-3p, value-4p)")] = None,
         # the heuristic's weights that value a round's end with evaluator heuristic (its defaults)
         line: Line = 0.5, later: Later = 0.2, column: Column = 0.5, row: Row = 0.5,
         colour_set: ColourSet = 0.5, marker: Marker = 1.5,
@@ -65,7 +66,8 @@ class MCTSBot(Bot):
         self.value_scale = value_scale
         self.max_nodes = max_nodes
         self.model = model
-        self._model = model_bytes(model) if evaluator == "value" else None  # read once, pickled along
+        # read once, pickled along; without a model, the table's model is read at the first search
+        self._model = model_bytes(model) if evaluator == "value" and model is not None else None
         self.line, self.later, self.column, self.row = line, later, column, row
         self.colour_set, self.marker = colour_set, marker
         self._search = None
@@ -85,7 +87,13 @@ class MCTSBot(Bot):
         return f"{self.type_name}(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
 
     def table_error(self, players: int, variant: str) -> str | None:
-        if self._model is None:
+        if self.evaluator != "value":
+            return None
+        if self.model is None:  # the shipped model of that player count, if there is one
+            try:
+                default_model(players)
+            except ValueError as exc:
+                return str(exc)
             return None
         wanted = read_model(self._model, self.model)[0]["players"]
         if wanted == players:
@@ -135,8 +143,13 @@ class MCTSBot(Bot):
             iterations = check_params("mcts", {"iterations": iterations})["iterations"]
         budget = self.iterations if iterations is None else iterations
         seconds = self.seconds if iterations is None else None
+        if self.evaluator == "value" and self.model is None and (
+                self._model is None or self._evaluator is None or self._evaluator.players != state.players):
+            self._model = model_bytes(default_model(state.players))  # the table's: value-2p, value-3p, ...
+            self._evaluator = None
         if self._search is None:
             self._search = _mcts.Search(self.max_nodes)
+        if self._evaluator is None:
             self._evaluator = _evaluators.make_evaluator(
                 self.evaluator, model_bytes=self._model,
                 **{name: getattr(self, name) for name in bot_parameters("mcts")})

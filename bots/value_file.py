@@ -16,6 +16,7 @@ Either kind is refused, naming the file, when damaged, of another format, of oth
 than ``MAX_BYTES`` or holding NaN or infinite numbers.
 
     data = model_bytes("value-2p")          # a model shipped in bots/models/, by name
+    data = model_bytes(default_model(3))    # value-3p: the shipped model of a player count
     data = model_bytes("runs/train/gen-003.azv")  # or a file
     header, arrays = read_model(data)
 """
@@ -36,11 +37,25 @@ SUFFIX = ".azv"
 MODELS = Path(__file__).parent / "models"   # the shipped models, NAME.azv
 MAX_WIDTH = 256  # the widest layer the compiled evaluator takes
 MAX_BYTES = 16 * 2**20  # a file larger than this is refused before it is read (the largest model: ~1 MB)
+# Names a shipped model had before: the n-tuple tables first shipped as ntuple-2p; since they are the
+# default 2-player value they are value-2p, and the network that was value-2p is value-2p-mlp.
+ALIASES = {"ntuple-2p": "value-2p"}
 
 
 def shipped_models() -> list[str]:
     """The names of the models shipped with the package."""
     return sorted(p.stem for p in MODELS.glob("*" + SUFFIX))
+
+
+def default_model(players: int) -> str:
+    """The shipped model ``evaluator=value`` plays at a table of ``players`` when no ``model`` is
+    given: ``value-2p``, ``value-3p`` or ``value-4p``; a ValueError of one line when the package
+    ships none for that count."""
+    name = f"value-{players}p"
+    if name not in shipped_models():
+        raise ValueError(f"mcts: no shipped value model for {players}-player games ({name}; shipped: "
+                         f"{', '.join(shipped_models()) or 'none'}): give model=NAME_OR_PATH")
+    return name
 
 
 # Models in this process, by content: each read (and checked) once. ``_BY_HASH``: sha256 -> bytes;
@@ -66,6 +81,7 @@ def model_bytes(name_or_path: str) -> bytes:
 def _model_bytes(name_or_path: str) -> bytes:
     if name_or_path in _PROVIDED:
         return _BY_HASH[_PROVIDED[name_or_path]]
+    name_or_path = ALIASES.get(name_or_path, name_or_path)
     path = MODELS / (name_or_path + SUFFIX)
     if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not path.is_file():
         path = Path(name_or_path)

@@ -37,8 +37,8 @@ class TrainConfig:
     opponents: list = field(default_factory=list)  # bot specs the current bot also meets
     window: int = 2                # generations of positions the next model trains on
     start_records: list = field(default_factory=list)  # generation 0's records (run folders)
-    start_model: str = "value-2p"  # generation 0's model when there are no start records
-    value: str = "mlp"             # VALUES: the network (learn/model.py) or the n-tuple tables (learn/ntuple.py)
+    start_model: str = "value-2p"  # generation 0's model without start records (value-3p, value-4p at 3, 4 players)
+    value: str = "ntuple"          # VALUES: the n-tuple tables (learn/ntuple.py) or the network (learn/model.py)
     hidden: list = field(default_factory=lambda: [64, 32])
     target: str = "outcome"        # learn.data.TARGETS: outcome, or blend (half the margin's tanh)
     lam: float = 0.7               # the n-tuple tables' TD(lambda) in generations after the first
@@ -78,6 +78,8 @@ def load_train_config(path: str | Path, **options) -> TrainConfig:
         if "experiment" in m:
             flat["experiment"] = m["experiment"]
     flat = with_options(flat, **options)
+    if "start_model" not in flat and flat.get("players") in (3, 4):  # the shipped model of that count
+        flat["start_model"] = f"value-{flat['players']}p"
     known = set(TrainConfig.__dataclass_fields__)
     unknown = sorted(set(flat) - known, key=str)  # a key read as a number (0E0) sorts beside text
     if unknown:

@@ -112,9 +112,9 @@ def test_the_value_evaluator_plays_either_kind_of_model(tmp_path):
     assert again.act(state) == move
     with pytest.raises(ValueError, match="2-player games, not 3-player"):
         again.act(new_game(players=3, seed=1))
-    assert type(make_evaluator("value", model_bytes=model_bytes("value-2p"), value_scale=8.0)) is LearnedValue
+    assert type(make_evaluator("value", model_bytes=model_bytes("value-2p-mlp"), value_scale=8.0)) is LearnedValue
     with pytest.raises(ValueError, match=r"azul-value/1 model is not an n-tuple value"):
-        NTupleValue(model_bytes=model_bytes("value-2p"))
+        NTupleValue(model_bytes=model_bytes("value-2p-mlp"))
     with pytest.raises(ValueError, match=r"azul-ntuple/1 model is not a value network"):
         LearnedValue(model_bytes=model.to_bytes())
 
@@ -153,14 +153,51 @@ def test_a_damaged_ntuple_file_is_one_error_naming_it(tmp_path, damage):
 
 
 def test_the_shipped_ntuple_model_plays_by_name():
-    """``model=ntuple-2p`` is the n-tuple tables shipped in bots/models (docs/train.md)."""
+    """``value-2p`` is the n-tuple tables shipped in bots/models (docs/train.md), also under their
+    first name ``ntuple-2p``; the network that was ``value-2p`` is ``value-2p-mlp``."""
     from bots import make_bot
     from bots.value_file import model_bytes, read_model, shipped_models
     from engine import new_game
 
-    assert "ntuple-2p" in shipped_models()
-    header, _ = read_model(model_bytes("ntuple-2p"))
+    assert {"value-2p", "value-2p-mlp"} <= set(shipped_models()) and "ntuple-2p" not in shipped_models()
+    header, _ = read_model(model_bytes("value-2p"))
     assert header["format"] == "azul-ntuple/1" and header["players"] == 2
+    assert model_bytes("ntuple-2p") == model_bytes("value-2p")
+    assert read_model(model_bytes("value-2p-mlp"))[0]["format"] == "azul-value/1"
     state = new_game(players=2, seed=3)
     bot = make_bot("mcts", seed=1, iterations=200, evaluator="value", model="ntuple-2p")
     assert bot.act(state) in state.legal_moves()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_evaluator_value_without_a_model_plays_the_shipped_model_of_the_tables_player_count(players):
+    """SPEC 10: ``mcts:evaluator=value`` values a table of k players with ``value-kp``; the same
+    bot (one pickle) moves as a bot given that model by name, at any count it meets."""
+    from bots import make_bot
+    from bots.value_file import shipped_models
+    from engine import new_game
+
+    name = f"value-{players}p"
+    if name not in shipped_models():
+        pytest.skip(f"{name} is not shipped yet")
+    default = pickle.loads(pickle.dumps(make_bot("mcts", seed=2, iterations=120, evaluator="value")))
+    named = make_bot("mcts", seed=2, iterations=120, evaluator="value", model=name)
+    assert default.table_error(players, "colored") is None and default.name == "mcts(iterations=120, evaluator=value)"
+    state = new_game(players=players, seed=5)
+    assert [default.analyze(state)[0]["value"]] == [named.analyze(state)[0]["value"]]
+    assert default._evaluator.players == players
+
+
+def test_evaluator_value_at_a_player_count_without_a_shipped_model_is_one_line(monkeypatch):
+    from bots import make_bot
+    from bots import value_file
+    from engine import new_game
+
+    monkeypatch.setattr(value_file, "shipped_models", lambda: ["value-2p", "value-2p-mlp"])
+    bot = make_bot("mcts", seed=2, iterations=20, evaluator="value")
+    message = "mcts: no shipped value model for 3-player games (value-3p; shipped: value-2p, value-2p-mlp): " \
+              "give model=NAME_OR_PATH"
+    assert bot.table_error(3, "colored") == message and bot.table_error(2, "colored") is None
+    with pytest.raises(ValueError) as caught:
+        bot.act(new_game(players=3, seed=1))
+    assert str(caught.value) == message

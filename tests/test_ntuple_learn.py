@@ -79,7 +79,7 @@ def test_a_saved_model_loads_back_and_a_damaged_one_is_refused(tmp_path):
         NTupleModel.load(tmp_path / "bad.azv")
     assert "\n" not in str(caught.value)
     with pytest.raises(ValueError, match=r"azul-value/1 model, not an n-tuple value"):
-        NTupleModel.from_bytes(model_bytes("value-2p"), "value-2p")
+        NTupleModel.from_bytes(model_bytes("value-2p-mlp"), "value-2p-mlp")
 
 
 def test_chains_are_each_seats_round_ends_in_order_with_its_outcome(tmp_path):

@@ -26,7 +26,7 @@ seed: 3
 generations: 2
 start: {{records: ["{records}"]}}
 selfplay: {{deals: 2, iterations: 8}}
-train: {{hidden: [8], epochs: 2, batch: 64}}
+train: {{value: mlp, hidden: [8], epochs: 2, batch: 64}}
 gate: {{elo0: 0, elo1: 40, max_pairs: 3}}
 out: {tmp_path / 'out'}
 workers: 0
@@ -295,8 +295,8 @@ def test_an_ntuple_training_run_fits_then_learns_by_td_and_resumes_to_the_same_t
 
 def test_a_start_model_of_the_other_kind_is_one_line(tmp_path):
     path = tmp_path / "t.yaml"
-    path.write_text(f"name: t\nout: {tmp_path / 'out'}\ntrain: {{value: ntuple}}\nmlflow: false\n", encoding="utf-8")
+    path.write_text(f"name: t\nout: {tmp_path / 'out'}\ntrain: {{value: mlp}}\nmlflow: false\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["train", str(path)])
     assert result.exit_code == 1 and not (tmp_path / "out").exists()
-    assert "start.model: value-2p is an azul-value/1 model; train.value ntuple goes on from an azul-ntuple/1 one" \
+    assert "start.model: value-2p is an azul-ntuple/1 model; train.value mlp goes on from an azul-value/1 one" \
         in result.output

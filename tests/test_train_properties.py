@@ -25,9 +25,9 @@ PROPERTY = settings(max_examples=int(os.environ.get("AZUL_PROPERTY_EXAMPLES", 60
 
 # examples/train.yaml made small: generation 0 from the shipped model, every section and field there
 TRAIN = {"name": "p", "players": 2, "variant": "colored", "seed": 1, "generations": 1,
-         "start": {"model": "value-2p"},
+         "start": {"model": "value-2p-mlp"},
          "selfplay": {"deals": 2, "iterations": 10, "opponents": ["heuristic", "mcts:iterations=5"]},
-         "train": {"hidden": [8, 4], "target": "blend", "epochs": 1, "batch": 64, "lr": 0.001},
+         "train": {"value": "mlp", "hidden": [8, 4], "target": "blend", "epochs": 1, "batch": 64, "lr": 0.001},
          "window": 2, "gate": {"elo0": 0, "elo1": 40, "max_pairs": 3},
          "out": "o", "workers": 0, "mlflow": {"enabled": False, "experiment": "e"}}
 
