@@ -65,4 +65,4 @@ def open_page(driver, url):
 
 def no_script_errors(driver):
     severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    assert severe == []
+    assert severe == [], severe
