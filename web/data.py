@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from records.names import LOCK_FILE, QUARANTINE
+from records.store import RunStore
 
 from .runs import Found, is_rating_list
 
@@ -44,7 +45,7 @@ def signature(folder: Path, depth: int = 3) -> tuple:
 
     walk(folder, 0)
     try:
-        lock = (folder / LOCK_FILE).stat()
+        lock = RunStore(folder).local(LOCK_FILE).stat()
         out.append((lock.st_mtime_ns, lock.st_size))
     except OSError:
         pass
@@ -89,13 +90,14 @@ def status_row(found: Found) -> dict:
     except Exception as exc:  # noqa: BLE001 - a damaged or half-written run: its row says why, the page stays
         row["error"] = failed(exc)
         return row
-    row.update(kind=kind.name, label=kind.label, state=st.state, recorded=st.recorded, planned=st.planned,
-               driver=st.driver, finish=st.finish, decides=st.decides, ahead=ahead(kind.name, st.detail, found.folder))
+    row.update(kind=kind.name, label=kind.label, nests=kind.nests, state=st.state, recorded=st.recorded,
+               planned=st.planned, driver=st.driver, finish=st.finish, decides=st.decides,
+               ahead=ahead(st.detail, found.folder))
     row["detail"] = st.detail
     return row
 
 
-def ahead(kind: str, detail: dict, folder: Path) -> str | None:
+def ahead(detail: dict, folder: Path) -> str | None:
     """Who is ahead, in a few words: the standings' leader, an SPRT's LLR, a tune's current
     parameters, a training run's last generation."""
     if detail.get("standings"):
@@ -111,11 +113,12 @@ def ahead(kind: str, detail: dict, folder: Path) -> str | None:
             return "no generation yet"
         accepted = [r.get("generation") for r in lineage if r.get("accepted")]
         return f"generation {lineage[-1].get('generation')} of {detail.get('generations')}; accepted {accepted}"
-    if kind == "tune":
-        steps = tune_path(folder)
-        if steps:
-            theta = steps[-1]["theta"]
-            return "theta " + ", ".join(f"{k}={v:.4g}" for k, v in theta.items())
+    try:
+        steps = tune_path(folder)  # None unless the records are a tune's
+    except Exception:  # noqa: BLE001 - damaged records: the run page names the part
+        return None
+    if steps:
+        return "theta " + ", ".join(f"{k}={v:.4g}" for k, v in steps[-1]["theta"].items())
     return None
 
 
@@ -155,7 +158,7 @@ def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
     data = status_row(found)
     data["errors"] = {}
     data["nested"] = [{"url": n.url, "name": n.url} for n in found.nested]
-    if data["error"] is not None or data["kind"] == "train":
+    if data["error"] is not None or data.get("nests"):  # a training run: its records are in its runs
         return data
     records = part(data, "records", lambda: _records(found.folder))
     if records is None:
@@ -163,10 +166,9 @@ def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
     part(data, "ratings", lambda: ratings(records))
     part(data, "games", lambda: last_games(records))
     part(data, "event", lambda: event(found.folder, records))
-    if data["kind"] == "sprt":
+    if "test" in data["detail"]:  # an SPRT's status has its test
         part(data, "sprt_path", lambda: llr_path(found.folder, records))
-    if data["kind"] == "tune":
-        part(data, "tune", lambda: tune_data(found.folder))
+    part(data, "tune", lambda: tune_data(found.folder))
     return data
 
 
@@ -258,7 +260,9 @@ def tune_data(folder: Path) -> dict | None:
     """A tune's parameter paths: theta at each step's start against the pairs before it."""
     from analysis.tune import read_result
 
-    steps = tune_path(folder) or []
+    steps = tune_path(folder)
+    if steps is None:  # not a tune's records
+        return None
     path = [{"pairs": 0, "theta": steps[0]["theta"]}] if steps else []
     path += [{"pairs": before["pairs"], "theta": after["theta"]} for before, after in zip(steps, steps[1:])]
     result = read_result(folder)

@@ -22,6 +22,7 @@ from analysis.rating_list import LIST_FILE
 from records.columns import TABLES
 from records.names import CONFIG_FILE, QUARANTINE, RUN_FILE
 from records.parts import has_records
+from records.store import RunStore
 
 MAX_DEPTH = 4  # folders below a served folder the walk looks into for runs
 
@@ -37,7 +38,8 @@ class Found:
 
 
 def is_run(folder: Path) -> bool:
-    return (folder / RUN_FILE).is_file() or (folder / CONFIG_FILE).is_file() or has_records(folder)
+    store = RunStore(folder)
+    return store.exists(RUN_FILE) or store.exists(CONFIG_FILE) or has_records(folder)
 
 
 def is_rating_list(folder: Path) -> bool:
