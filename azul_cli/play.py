@@ -361,12 +361,16 @@ class PlaySession:
         pos = self.state.to_json()
         self.console.print(render.position_view(pos))
         self.say(render.scores_line("final scores", pos))
-        best = [s for s, r in enumerate(pos["ranks"]) if r == 1]
         people = sorted(self.human_seats)
         if len(people) == 1:
-            rank = pos["ranks"][people[0]]
-            self.say("You win!" if rank == 1 and len(best) == 1 else
-                     "You share the win." if rank == 1 else f"You finish rank {rank}.")
+            self.say(verdict(pos["ranks"], people[0]))
+
+
+def verdict(ranks: list[int], seat: int) -> str:
+    """A person's result in a finished game (its ``ranks``), in a few words."""
+    rank = ranks[seat]
+    return ("You win!" if rank == 1 and ranks.count(1) == 1 else
+            "You share the win." if rank == 1 else f"You finish rank {rank}.")
 
 
 def _stdin_line() -> str | None:

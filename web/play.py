@@ -1,8 +1,174 @@
-"""The table in the browser where a person plays the bots."""
+"""The table in the browser where a person plays the bots (``/play``; docs/serve.md, "Play in the
+browser").
+
+    GET  /play/                   the form: opponents, seat, wall, teaching mode, series, name
+    POST /play/                   a new table (checked: web/play_setup.py), then its page
+    GET  /play/t/TOKEN            the table: ?pick=1B (a source and colour chosen), ?move=1B2
+                                  (teaching: the preview of a move), ?hint=1 (a bot's advice)
+    POST /play/t/TOKEN/move       the person's move (form field move), then the bots' replies
+    POST /play/t/TOKEN/undo       take back the person's last move (not past a deal)
+    POST /play/t/TOKEN/next       the series' second game
+
+Tables live in this process's memory (``Tables``, at most ``MAX_TABLES``), each under a random
+token that is its URL, so a reload continues the game; every POST answers with a redirect to the
+table's page (a reload never plays a move twice). Nothing is written but a finished game, into
+``play_out`` (web/play_records.py). The pages are Jinja templates (web/templates/play/), every
+text escaped by them; no script is needed: each choice is a link or a button.
+"""
 from __future__ import annotations
 
+import secrets
+import threading
+import time
 from pathlib import Path
+from urllib.parse import parse_qs
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from azul_cli.play import verdict
+from azul_cli.teach import hint
+
+from .play_records import check_play_out
+from .play_setup import HINT_ITERATIONS, MAX_ITERATIONS, MAX_SECONDS, check_setup, table_bots
+from .play_table import Table
+from .play_view import choices, position, preview_lines
+
+MAX_TABLES = 32  # tables kept at once
+IDLE_S = 1800.0  # a table untouched this long makes room for a new one when the server is full
+MAX_FORM = 4096  # bytes of a form's body
+STATIC = Path(__file__).parent / "static" / "play"
+PAGES = Environment(loader=PackageLoader("web", "templates/play"), autoescape=select_autoescape(default=True),
+                    trim_blocks=True, lstrip_blocks=True)
+
+
+class Tables:
+    """The tables in play, by token; at most ``MAX_TABLES`` (then the longest idle, if idle for
+    ``IDLE_S``, makes room)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, Table] = {}
+        self.lock = threading.Lock()
+
+    def add(self, table: Table) -> str:
+        with self.lock:
+            if len(self.tables) >= MAX_TABLES:
+                token, oldest = min(self.tables.items(), key=lambda kv: kv[1].touched)
+                if time.monotonic() - oldest.touched < IDLE_S:
+                    raise ValueError(f"the server holds {MAX_TABLES} tables in play, the most it keeps; "
+                                     "finish one, or wait until one has been left for half an hour")
+                del self.tables[token]
+            token = secrets.token_urlsafe(16)
+            self.tables[token] = table
+            return token
+
+    def get(self, token: str) -> Table | None:
+        table = self.tables.get(token)
+        if table is not None:
+            table.touched = time.monotonic()
+        return table
 
 
 def play_routes(play_out: Path) -> list:
-    return []
+    """The routes of the table, writing finished games into ``play_out``."""
+    tables = Tables()
+    play_out = Path(play_out)
+
+    def page(name: str, status: int = 200, **context) -> HTMLResponse:
+        return HTMLResponse(PAGES.get_template(name).render(**context), status_code=status)
+
+    def form_page(request: Request, form: dict, error: str | None = None, status: int = 200) -> HTMLResponse:
+        if error is None:  # the folder's problem first: no table can be saved there
+            try:
+                check_play_out(play_out)
+            except ValueError as exc:
+                error, status = str(exc), 500
+        return page("new.jinja", status, form=form, error=error, bots=table_bots(), play_out=str(play_out),
+                    max_iterations=MAX_ITERATIONS, max_seconds=MAX_SECONDS,
+                    action=request.url_for("play_new").path)
+
+    async def new(request: Request) -> Response:
+        if request.method == "GET":
+            return form_page(request, {"bot1": "greedy", "seat": "0", "variant": "colored", "name": "person"})
+        form = await _form(request)
+        try:
+            check_play_out(play_out)
+            setup, bots = check_setup(form)
+            table = await run_in_threadpool(Table, setup, bots, play_out)
+            token = tables.add(table)
+        except ValueError as exc:
+            return form_page(request, form, str(exc), 400)
+        return RedirectResponse(request.url_for("play_table", token=token).path, status_code=303)
+
+    def show(request: Request, table: Table, token: str) -> HTMLResponse:
+        q = request.query_params
+        state = table.state
+        mine = table.persons_turn
+        asked = q.get("move") if mine and table.setup.teach else None
+        hints = None
+        if mine and q.get("hint"):
+            hints = hint(state, HINT_ITERATIONS, table.setup.seed, 3)
+        notice, table.notice = table.notice, None
+        urls = {k: request.url_for(f"play_{k}", token=token).path for k in ("table", "move", "undo", "next")}
+        return page("table.jinja", table=table, view=position(state, table.names),
+                    choices=choices(state, q.get("pick")) if mine else None,
+                    asked=asked, preview=preview_lines(state, asked) if asked else None,
+                    hints=hints, hint_iterations=HINT_ITERATIONS, notice=notice, urls=urls,
+                    verdict=verdict(state.to_json()["ranks"], table.seat) if state.is_over else None,
+                    new=request.url_for("play_new").path, play_out=str(play_out))
+
+    async def table_page(request: Request) -> Response:
+        token = request.path_params["token"]
+        table = tables.get(token)
+        if table is None:
+            return _missing(request)
+
+        def draw():
+            with table.lock:
+                return show(request, table, token)
+        return await run_in_threadpool(draw)
+
+    def action(name: str):
+        async def act(request: Request) -> Response:
+            token = request.path_params["token"]
+            table = tables.get(token)
+            if table is None:
+                return _missing(request)
+            form = await _form(request)
+
+            def run():
+                with table.lock:
+                    if name == "move":
+                        refused = table.play(form.get("move", ""))
+                        table.notice = None if refused is None else f"not played: {refused}"
+                    elif name == "undo":
+                        table.notice = table.undo()
+                    elif table.next_game is not None:
+                        table.start_game(table.next_game)
+            await run_in_threadpool(run)
+            return RedirectResponse(request.url_for("play_table", token=token).path, status_code=303)
+        return act
+
+    def _missing(request: Request) -> HTMLResponse:
+        return page("missing.jinja", 404, new=request.url_for("play_new").path)
+
+    return [
+        Route("/", new, methods=["GET", "POST"], name="play_new"),
+        Route("/t/{token}", table_page, name="play_table"),
+        Route("/t/{token}/move", action("move"), methods=["POST"], name="play_move"),
+        Route("/t/{token}/undo", action("undo"), methods=["POST"], name="play_undo"),
+        Route("/t/{token}/next", action("next"), methods=["POST"], name="play_next"),
+        Mount("/static", StaticFiles(directory=STATIC), name="play_static"),
+    ]
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """A posted form (application/x-www-form-urlencoded), each field's first value."""
+    body = await request.body()
+    if len(body) > MAX_FORM:
+        return {}
+    return {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
