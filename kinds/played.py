@@ -24,6 +24,10 @@ class PlayedKind(RunKind):
     def finish_command(self, run_dir: Path) -> str:
         return "nothing to finish: each game is written whole when it ends (azul serve, Play)"
 
+    def planned_games(self, run_dir: Path) -> int | None:
+        """The games it holds: no game is planned before a person has played it."""
+        return self.recorded_games(run_dir)
+
     def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
         return True
 
