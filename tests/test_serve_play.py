@@ -193,6 +193,9 @@ def test_over_http_a_bad_move_is_refused_and_an_unknown_table_is_a_page_saying_s
     assert status == 200 and "not played: " in body
     assert post(table + "/move", move="")[1].count("not played: ") == 1
     assert post(base + "/play/", bot1="greedy", seat="x")[0] == 400
+    status, body, _ = post(base + "/play/", bot1="greedy", name="greedy")
+    assert status == 400 and "is a bot&#39;s name" in body
+    assert post(base + "/play/", bot1="greedy", name="a/b")[0] == 400  # as a league's bot names
 
 
 def test_a_play_out_folder_of_another_kind_is_refused_before_anything_is_written(tmp_path):

@@ -18,6 +18,7 @@ from bots import Bot
 from bots.registry import BOTS, bot_maker, declared
 from bots.spec import bot_from_spec, format_bot_spec, parse_bot_spec
 from bots.value_file import shipped_models
+from tournament.config import check_name as league_name
 from tournament.scheduler import derive_seed
 
 BASE_BOTS = ("random", "greedy", "heuristic", "mcts")
@@ -99,7 +100,7 @@ def _number(value: Any) -> bool:
 
 def check_name(name: str, bot_names: list[str]) -> str:
     """The person's name as the records will hold it (spaces trimmed), or a ValueError."""
-    name = (name or "").strip() or "person"
+    name = league_name((name or "").strip() or "person", "your name")  # as a league's bot names
     if len(name) > MAX_NAME or not name.isprintable():
         raise ValueError(f"your name: at most {MAX_NAME} printable characters, not {name!r}")
     if name in bot_names or name in BOTS:
