@@ -14,8 +14,10 @@ Generation g >= 1:
 2. data: its positions (learn.data) in ``gen-NNN/data``;
 3. training: a model on the positions of the last ``window`` generations (generation 0's
    records count as one), from the current model's weights, with a held-out tenth of the games;
-4. gate: an SPRT (kinds/sprt.py) of the new model's bot against the current one at the same
-   iterations per move; H1 accepts it, H0 or undecided (``max_pairs`` reached) does not.
+4. gate (kinds/train_gate.py): at 2 players an SPRT (kinds/sprt.py) of the new model's bot against
+   the current one at the same iterations per move, at 3 and 4 players a league of the two and a
+   field on shared deals with every seating, rated by Plackett-Luce; H1 accepts the new model,
+   H0 or undecided does not.
 
 Each step leaves its result in the generation's folder and is skipped when there, the league and
 the SPRT go on from their records: ``--resume`` after a kill continues the generation it was in.
@@ -43,9 +45,9 @@ from tournament.runner import run_league
 from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
 from .base import RunKind, command_line, register
-from .sprt import SprtSettings, run_sprt
 from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
 from .train_fit import fit_generation as _fit
+from .train_gate import describe, gate
 
 
 # ---------------------------------------------------------------- the run
@@ -207,25 +209,13 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
     candidate = RunStore(gen).where(CANDIDATE_FILE)
     metrics = _fit(c, [*window, data], current, RunStore(gen), CANDIDATE_FILE, g, parent)
     # 4. the gate
-    settings = SprtSettings(new=spec(candidate, c.iterations), base=bot, elo0=c.elo0, elo1=c.elo1,
-                            max_pairs=c.max_pairs, variant=c.variant, seed=c.seed * 1000 + g, name="gate",
-                            names=(f"gen{g}-candidate", f"gen{g}-current"),
-                            out=str(gen), workers=c.workers, address=c.address, mlflow=False)
-    outcome = run_sprt(settings, resume=has_records(gen / "gate"))
-    if outcome.interrupted:
-        raise TrainError(f"generation {g}: the gate stopped; --resume goes on with it")
-    r = outcome.result.as_dict()
+    r = gate(c, gen, g, spec(candidate, c.iterations), bot)
     accepted = r["verdict"] == "H1"
     log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
-        f"gate {r['verdict']} after {r['pairs']} pairs (elo {_fmt(r['elo'])}): "
-        f"{'accepted' if accepted else 'not accepted'}")
+        f"{describe(r)}: {'accepted' if accepted else 'not accepted'}")
     return {"generation": g, "model": _ref(root, gen, CANDIDATE_FILE), "accepted": accepted, "data": _ref(root, data),
             "parent": parent, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
-            "gate": {k: r[k] for k in ("verdict", "pairs", "llr", "elo", "elo_low", "elo_high")}, **metrics}
-
-
-def _fmt(x) -> str:
-    return "n/a" if x is None else f"{x:+.1f}"
+            "gate": r, **metrics}
 
 
 def _entry(s: str) -> dict:
@@ -288,7 +278,7 @@ class _Tracker:
             if record.get(key) is not None and np.isfinite(record[key]):
                 self.client.log_metric(self.run_id, key, float(record[key]), step=g)
         gate = record.get("gate") or {}
-        for key in ("elo", "elo_low", "elo_high", "llr", "pairs"):
+        for key in ("elo", "elo_low", "elo_high", "llr", "pairs", "deals"):
             if gate.get(key) is not None:
                 self.client.log_metric(self.run_id, f"gate_{key}", float(gate[key]), step=g)
         self.client.log_metric(self.run_id, "accepted", float(record["accepted"]), step=g)

@@ -19,6 +19,7 @@ from .sprt import SprtSettings
 
 
 VALUES = {"mlp": "azul-value/1", "ntuple": "azul-ntuple/1"}  # train.value, and the format of its model files
+GATE_FIELDS = ("current", "greedy")  # gate.field: who fills the seats of a 3- or 4-player gate beside the two
 
 
 class TrainError(ValueError):
@@ -47,7 +48,9 @@ class TrainConfig:
     lr: float = 1e-3
     elo0: float = 0.0
     elo1: float = 40.0
-    max_pairs: int = 200
+    max_pairs: int = 200           # the SPRT's pair limit (2 players)
+    max_deals: int = 100           # the league gate's deals (3 and 4 players; even at 4)
+    field: str = "current"         # who fills the league gate's other seats: copies of current, or greedy
     out: str = "runs"
     workers: int | None = None
     address: str | None = None
@@ -109,6 +112,14 @@ def _check(c: TrainConfig) -> None:
     SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
                  seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
                  mlflow=c.mlflow).check()
+    check_int(c.max_deals, "gate.max_deals", 2, 10**6)
+    check_choice(c.field, "gate.field", GATE_FIELDS)
+    if c.players == 4 and c.deals % 2:
+        raise ConfigError(f"selfplay.deals: must be even at 4 players (every seating takes a pair of deals), "
+                          f"not {c.deals}")
+    if c.players == 4 and c.max_deals % 2:
+        raise ConfigError(f"gate.max_deals: must be even at 4 players (every seating takes a pair of deals), "
+                          f"not {c.max_deals}")
     if not (isinstance(c.hidden, list) and c.hidden
             and all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 256 for h in c.hidden)):
         raise ConfigError(f"hidden: must be a list of layer widths from 1 to 256, not {shown(c.hidden)}")
@@ -122,6 +133,10 @@ def _check(c: TrainConfig) -> None:
         raise ConfigError(f"experiment: must be a name, not {shown(c.experiment)}")
     if not isinstance(c.opponents, list):
         raise ConfigError(f"selfplay.opponents: must be a list of bot specs, not {shown(c.opponents)}")
+    if 0 < len(c.opponents) < c.players - 1:
+        raise ConfigError(f"selfplay.opponents: a {c.players}-player table holds the current bot and "
+                          f"{c.players - 1} others: give {c.players - 1} or more opponents, or none (self-play "
+                          f"alone), not {len(c.opponents)}")
     for i, text in enumerate(c.opponents):
         if not isinstance(text, str):
             raise ConfigError(f"selfplay.opponents[{i}]: a bot spec is text (TYPE:key=value,...), not {shown(text)}")
@@ -158,5 +173,3 @@ def _check(c: TrainConfig) -> None:
         if header["players"] != c.players:
             raise ConfigError(f"start.model: {c.start_model} values {header['players']}-player games, "
                               f"not {c.players}-player ones")
-    if c.players != 2:
-        raise ConfigError("players: must be 2: the gate is an SPRT, a 2-player test")
