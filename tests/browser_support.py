@@ -23,8 +23,13 @@ def _binary(name: str) -> str | None:
     return path if os.access(path, os.X_OK) else shutil.which(name)
 
 
-@pytest.fixture(scope="module")
-def browser():
+class NoBrowser(RuntimeError):
+    """Chromium, chromedriver or selenium is missing (the message says which and how to get them)."""
+
+
+def start_chromium():
+    """A headless Chromium under selenium and its fresh profile folder (remove it after ``quit``);
+    ``NoBrowser`` when something is missing. The benchmarks use it too."""
     chromium, chromedriver = _binary("chromium"), _binary("chromedriver")
     missing = [n for n, p in (("chromium", chromium), ("chromedriver", chromedriver)) if p is None]
     try:
@@ -33,17 +38,25 @@ def browser():
     except ImportError:
         missing.append("the Python package selenium")
     if missing:
-        message = f"the browser tests need {' and '.join(missing)} (Debian: apt-get install chromium chromium-driver)"
-        if os.environ.get("AZUL_REQUIRE_BROWSER") == "1":
-            pytest.fail(message + "; AZUL_REQUIRE_BROWSER=1 requires it", pytrace=False)
-        pytest.skip(message)
+        raise NoBrowser(f"the browser tests need {' and '.join(missing)} (Debian: apt-get install chromium "
+                        "chromium-driver)")
     profile = tempfile.mkdtemp(prefix="azul-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = chromium  # with the driver's path below, selenium-manager downloads nothing
     for flag in CHROMIUM_FLAGS + (f"--user-data-dir={profile}",):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=options), profile
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        driver, profile = start_chromium()
+    except NoBrowser as exc:
+        if os.environ.get("AZUL_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{exc}; AZUL_REQUIRE_BROWSER=1 requires it", pytrace=False)
+        pytest.skip(str(exc))
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)

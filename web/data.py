@@ -25,7 +25,9 @@ from .runs import Found, is_rating_list
 MAX_AGE = 5.0  # seconds a run's data is kept while its folder does not change
 LAST_GAMES = 20  # games listed on a run page, the last recorded
 PATH_POINTS = 400  # points of a drawn path at most (an SPRT's LLR, a tune's theta)
-RATING_RESAMPLES = 20  # the elo fit's bootstrap: the intervals are the deal jackknife's, as azul elo's
+# The elo fit's bootstrap resamples: one, since the intervals are the deal jackknife's (as azul
+# elo's), which the fit makes only when it resamples, and no resample goes into them
+RATING_RESAMPLES = 1
 
 
 def signature(folder: Path, depth: int = 3) -> tuple:
