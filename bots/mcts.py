@@ -164,12 +164,15 @@ class MCTSBot(Bot):
 
 
 # ---------------------------------------------------------------- presets
-# The search's constants tuned by ``azul tune`` at 2 players (configs/tunes/mcts-2p.yaml, docs/tune.md
-# "Tuned values"), offered as a bot type of its own: ``mcts-2p:iterations=1000``. Tuned at 200
-# iterations a move; checked by SPRT at 200 and 1000 iterations and at 10 ms a move. MCTS's own
-# defaults do not change.
-PRESETS: dict[str, dict[str, float]] = {"mcts-2p": {"exploration": 0.1458, "value_scale": 2.598}}
+# The strongest MCTS at 2 players, offered as a bot type of its own (``mcts-2p:iterations=1000``):
+# the learned value of the table's player count (evaluator=value: the n-tuple tables value-2p) with
+# the exploration ``azul tune`` found for it at 200 iterations (configs/tunes/mcts-value-2p.yaml,
+# docs/tune.md "Tuned values"); checked by SPRT at 1,000 iterations and at 0.05 s a move
+# (docs/train.md). Before it, mcts-2p was the heuristic value with exploration 0.1458 and
+# value_scale 2.598 (configs/tunes/mcts-2p.yaml): written out in full, ``mcts:exploration=0.1458,
+# value_scale=2.598``. MCTS's own defaults do not change.
+PRESETS: dict[str, dict[str, float | str]] = {"mcts-2p": {"evaluator": "value", "exploration": 0.05455}}
 
 for _name, _values in PRESETS.items():
     register_preset(_name, MCTSBot, _values,
-                    "MCTS with the exploration and value_scale tuned at 2 players (docs/tune.md).")
+                    "MCTS with the learned value and the exploration tuned for it at 2 players (docs/tune.md).")
