@@ -19,7 +19,7 @@ from engine import GameState
 from tournament.replay import replay
 from tournament.series import recorded_series
 
-HOSTILE = "<i>me</i> & \"you'"  # a person's name that must show as itself, never as markup
+HOSTILE = "<img src=x onerror=alert(1)> & \"you'"  # a name to show as itself, never as markup
 
 
 @pytest.fixture(scope="module")
@@ -97,13 +97,17 @@ def test_a_game_played_by_clicks_is_saved_and_found_by_azul_elo(browser, site):
     assert final["phase"] == "over"
     names = [n.text for n in css(browser, ".board .name")]
     assert names == ["random", HOSTILE]  # the name as text: no element was made of it
-    assert not css(browser, ".board .name i")
+    assert not css(browser, "img")
     assert HOSTILE in css(browser, "#final-scores")[0].text
     saved = css(browser, "#saved")[0].text
     game_id = saved.split(" as game ")[1].split(":")[0].strip()
     no_script_errors(browser)
     assert HOSTILE in elo_names(play_out) and "random" in elo_names(play_out)
     assert replay(play_out, game_id).to_json() == final  # the records replay to the page's last position
+    status, body, _ = post(table_url + "/undo")  # a saved game is never taken back
+    assert "nothing to undo: the game is over" in body
+    browser.refresh()
+    assert position(browser) == final
     from kinds import kind_of
     assert kind_of(play_out).name == "played"
     assert kind_of(play_out).status(play_out).state == "finished"

@@ -98,6 +98,8 @@ class Table:
 
     def undo(self) -> str:
         """Take back the person's last move and the bots' replies (not past a deal): what was done."""
+        if self.state.is_over or self.problem is not None:
+            return "nothing to undo: the game is over"
         if not self.history:
             return (f"nothing to undo: you have not moved since the deal of round {self.state.round}, "
                     "and undo does not go back past a deal")
