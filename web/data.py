@@ -7,13 +7,16 @@ a rating list's ratings (``azul ratings show``), and the last games recorded.
 Each part is read on its own: one that meets a half-written or damaged record (a repair or a
 resume under way) answers an ``errors`` entry naming it, and the rest still shows. A run's data
 is kept until its folder changes (``signature``: the folders' times, the lock file's) or for
-``MAX_AGE`` seconds, so that pages polling every second read the records once per change.
+``MAX_AGE`` seconds, so that pages polling every second read the records once per change; a
+large run's data made again does not hold its page up (``Cache``).
 """
 from __future__ import annotations
 
 import os
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,6 +26,7 @@ from records.store import RunStore
 from .runs import Found, is_rating_list
 
 MAX_AGE = 5.0  # seconds a run's data is kept while its folder does not change
+WAIT = 0.5  # seconds a request waits for a run's data made again before answering with the last
 LAST_GAMES = 20  # games listed on a run page, the last recorded
 PATH_POINTS = 400  # points of a drawn path at most (an SPRT's LLR, a tune's theta)
 # The elo fit's bootstrap resamples: one, since the intervals are the deal jackknife's (as azul
@@ -55,17 +59,33 @@ def signature(folder: Path, depth: int = 3) -> tuple:
 
 
 class Cache:
-    """Values by key, each kept while its signature holds and for at most ``MAX_AGE`` seconds."""
+    """Values by key, each kept while its signature holds and for at most ``MAX_AGE`` seconds.
+
+    A value out of date is made again on a thread of its own, one at a time per key (two pages
+    polling one large run read its records once); the request waits ``WAIT`` seconds for it and
+    then answers with the value it has, so a page over a large run stays quick while its data is
+    made again (``updating`` says so), and a small run's page is current at once."""
 
     def __init__(self):
         self.kept: dict[Any, tuple[tuple, float, Any]] = {}
+        self.jobs: dict[Any, Future] = {}
         self.lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="azul-serve-data")
 
     def get(self, key, sig: tuple, make: Callable[[], Any]) -> Any:
         with self.lock:
             hit = self.kept.get(key)
-        if hit is not None and hit[0] == sig and time.monotonic() - hit[1] < MAX_AGE:
-            return hit[2]
+            if hit is not None and hit[0] == sig and time.monotonic() - hit[1] < MAX_AGE:
+                return hit[2]
+            job = self.jobs.get(key)
+            if job is None or job.done():
+                job = self.jobs[key] = self.pool.submit(self._make, key, sig, make)
+        try:
+            return job.result(timeout=None if hit is None else WAIT)
+        except FutureTimeout:
+            return {**hit[2], "updating": True} if isinstance(hit[2], dict) else hit[2]
+
+    def _make(self, key, sig: tuple, make: Callable[[], Any]) -> Any:
         value = make()
         with self.lock:
             self.kept[key] = (sig, time.monotonic(), value)

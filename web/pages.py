@@ -106,7 +106,8 @@ def run_fragment(data: dict) -> str:
            f"<p id='summary' data-state='{esc(state)}' data-recorded='{esc(data.get('recorded'))}'>"
            f"{esc(data.get('label') or data.get('kind'))}: <span class='state-{esc(state)}'>{esc(state)}</span>; "
            f"games recorded: <span id='recorded'>{esc(games_text(data))}</span>"
-           + (f"; driver pid {esc(data['driver'])}" if data.get("driver") else "") + "</p>"]
+           + (f"; driver pid {esc(data['driver'])}" if data.get("driver") else "")
+           + ("; <em id='updating'>reading its newer records...</em>" if data.get("updating") else "") + "</p>"]
     if data.get("ahead"):
         out.append(f"<p>ahead: <span id='ahead'>{esc(data['ahead'])}</span></p>")
     if data.get("finish") and state == "stopped":
