@@ -17,7 +17,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
 from engine._core cimport Core, State, Board, REFILL, NO_SEAT, POPCOUNT, complete_rows
-from engine._rl cimport encode, observation_length, MAX_OBSERVATION
+from engine._rl cimport encode_active, observation_length, MAX_OBSERVATION
 from bots._policies cimport Weights, evaluate, default_weights
 
 import numpy as np
@@ -106,16 +106,52 @@ cdef class ScoreValue(Evaluator):
         result_values(s, values)
 
 
-# The forward pass's loop in C with restrict pointers, so that the compiler vectorises it: y += a * x
-# (a layer is a sum of its weight rows scaled by its nonzero inputs: ReLU and the observation
-# leave many zeros, and a dot product in floats would not vectorise without reassociation).
+# A layer of the network as a sum of the rows of its active inputs (NNUE's first layer): out = b +
+# sum over j of value[j] * w[index[j]], w stored input by input (rows of ``width`` floats). The
+# outputs are taken 32 at a time (then 4, then 1), their sums held in registers across the rows as
+# vectors of 4 floats (GCC and Clang's vector extension: SSE on x86-64, NEON on ARM, plain code
+# elsewhere); each output adds its rows in the order given, as one output at a time would.
 cdef extern from *:
     """
-    static inline void azul_axpy(int n, float a, const float* __restrict x, float* __restrict y) {
-        for (int i = 0; i < n; i++) y[i] += a * x[i];
+    typedef float azul_v4 __attribute__((vector_size(16)));
+    typedef float azul_v4u __attribute__((vector_size(16), aligned(4)));   /* unaligned loads */
+    #define AZUL_ROW(j, t) (w + (long)index[j] * width + (t))
+
+    static void azul_sparse_layer(int width, int n, const int* __restrict index,
+                                  const float* __restrict value, const float* __restrict w,
+                                  const float* __restrict b, float* __restrict out) {
+        int t = 0, j, k;
+        for (; t + 32 <= width; t += 32) {
+            azul_v4 acc[8];
+            for (k = 0; k < 8; k++) acc[k] = *(const azul_v4u*)(b + t + 4 * k);
+            for (j = 0; j < n; j++) {
+                const float* row = AZUL_ROW(j, t);
+                float a = value[j];
+                acc[0] += a * *(const azul_v4u*)(row);
+                acc[1] += a * *(const azul_v4u*)(row + 4);
+                acc[2] += a * *(const azul_v4u*)(row + 8);
+                acc[3] += a * *(const azul_v4u*)(row + 12);
+                acc[4] += a * *(const azul_v4u*)(row + 16);
+                acc[5] += a * *(const azul_v4u*)(row + 20);
+                acc[6] += a * *(const azul_v4u*)(row + 24);
+                acc[7] += a * *(const azul_v4u*)(row + 28);
+            }
+            for (k = 0; k < 8; k++) *(azul_v4u*)(out + t + 4 * k) = acc[k];
+        }
+        for (; t + 4 <= width; t += 4) {
+            azul_v4 acc = *(const azul_v4u*)(b + t);
+            for (j = 0; j < n; j++) acc += value[j] * *(const azul_v4u*)AZUL_ROW(j, t);
+            *(azul_v4u*)(out + t) = acc;
+        }
+        for (; t < width; t++) {
+            float acc = b[t];
+            for (j = 0; j < n; j++) acc += value[j] * *AZUL_ROW(j, t);
+            out[t] = acc;
+        }
     }
     """
-    void azul_axpy(int n, float a, const float* x, float* y) noexcept nogil
+    void azul_sparse_layer(int width, int n, const int* index, const float* value, const float* w,
+                           const float* b, float* out) noexcept nogil
 
 cdef enum:
     MAX_LAYERS = 8
@@ -124,11 +160,17 @@ cdef enum:
 
 cdef class LearnedValue(Evaluator):
     """A value network (bots/value_file.py) on each seat's view of the position (engine._rl's
-    encode): the seat's value is (1 + tanh output) / 2 (at 2 players, the mean of that and one
+    encoding): the seat's value is (1 + tanh output) / 2 (at 2 players, the mean of that and one
     minus the other seat's, so that the two values sum to 1). The bytes of the model come as the
-    keyword ``model_bytes`` (the bot reads its ``model``); the first layer's input scaling is
-    folded into its weights, and every layer's weights are stored input by input, so that zero
-    inputs (most of the observation, ReLU's zeros) cost nothing."""
+    keyword ``model_bytes`` (the bot reads its ``model``).
+
+    The file's input scaling (``(x - mean) * scale``) is folded into the first layer when the
+    model is loaded (weights ``w0 * scale``, bias ``b0 - (w0 * scale) @ mean``), so that the raw
+    observation feeds it: a zero input adds nothing, and the layer is the bias plus the weight
+    rows of the few nonzero inputs (``encode_active``: a few dozen of the 361 at 2 players), each
+    times its value. Every layer's weights are stored input by input (transposed, float32,
+    contiguous), and each later layer sums the rows of its nonzero inputs (ReLU's zeros cost
+    nothing) the same way."""
     cdef readonly int players
     cdef int inputs, n_layers
     cdef int sizes[MAX_LAYERS + 1]
@@ -153,6 +195,7 @@ cdef class LearnedValue(Evaluator):
         self.sizes[0] = self.inputs
         for i, width in enumerate(layers):
             self.sizes[i + 1] = width
+        # the folding, in float64 before the one rounding to float32
         w0 = arrays["w0"].astype(np.float64) * arrays["scale"].astype(np.float64)[None, :]
         blocks = [np.ascontiguousarray(w0.T), arrays["b0"] - w0 @ arrays["mean"].astype(np.float64)]
         for i in range(1, self.n_layers):
@@ -173,53 +216,54 @@ cdef class LearnedValue(Evaluator):
     def __dealloc__(self):
         free(self.params)
 
-    cdef double forward(self, const float* x) noexcept nogil:
-        """The network's output, in [-1, 1], for one raw observation x."""
-        cdef float h[2][MAX_WIDTH]
-        cdef int nonzero[MAX_OBSERVATION]
-        cdef const float* src = x
-        cdef float* dst
-        cdef int i, j, k, n, width
+    cdef double forward(self, int active, int* index, float* value) noexcept nogil:
+        """The network's output, in [-1, 1], for the raw observation whose nonzero inputs are
+        index[:active] with value[:active] (both overwritten: they carry each layer's nonzeros)."""
+        cdef float h[MAX_WIDTH]
+        cdef int i, k, n = active, width
         for k in range(self.n_layers):
-            dst = h[k & 1]
             width = self.sizes[k + 1]
-            memcpy(dst, self.b[k], width * sizeof(float))
+            azul_sparse_layer(width, n, index, value, self.w[k], self.b[k], h)
+            if k == self.n_layers - 1:
+                return tanh(h[0])
             n = 0
-            for i in range(self.sizes[k]):   # the nonzero inputs, without a branch per input
-                nonzero[n] = i
-                n += src[i] != 0
-            for j in range(n):
-                i = nonzero[j]
-                azul_axpy(width, src[i], self.w[k] + i * width, dst)
-            if k < self.n_layers - 1:
-                for j in range(self.sizes[k + 1]):
-                    if dst[j] < 0:
-                        dst[j] = 0
-            src = dst
-        return tanh(src[0])
+            for i in range(width):   # ReLU, and the next layer's nonzero inputs, without a branch
+                index[n] = i
+                value[n] = h[i]
+                n += h[i] > 0
+        return 0
 
     cdef void values(self, const State* s, double* values) noexcept nogil:
-        cdef float x[MAX_OBSERVATION]
+        cdef int index[MAX_OBSERVATION]
+        cdef float value[MAX_OBSERVATION]
         cdef int p
         for p in range(s.players):
             if s.players != self.players:   # the bot refuses such games before its search
                 values[p] = 0.5
                 continue
-            encode(s, p, x)
-            values[p] = 0.5 * (1.0 + self.forward(x))
+            values[p] = 0.5 * (1.0 + self.forward(encode_active(s, p, index, value), index, value))
         if s.players == 2 and self.players == 2:   # both views in one zero-sum value
             values[0] = 0.5 * (values[0] + 1.0 - values[1])
             values[1] = 1.0 - values[0]
 
     def predict(self, const float[:, ::1] x):
-        """The compiled forward pass on raw observations (rows of x), as a numpy array."""
+        """The compiled forward pass on raw observations (rows of x), as a numpy array: each row's
+        nonzero inputs summed as a position's are."""
         if x.shape[1] != self.inputs:
             raise ValueError(f"predict: rows of {x.shape[1]} floats, the model takes {self.inputs}")
         out = np.empty(x.shape[0], np.float64)
         cdef double[::1] o = out
+        cdef int index[MAX_OBSERVATION]
+        cdef float value[MAX_OBSERVATION]
         cdef Py_ssize_t r
+        cdef int i, n
         for r in range(x.shape[0]):
-            o[r] = self.forward(&x[r, 0])
+            n = 0
+            for i in range(self.inputs):
+                index[n] = i
+                value[n] = x[r, i]
+                n += x[r, i] != 0
+            o[r] = self.forward(n, index, value)
         return out
 
 

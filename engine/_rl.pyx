@@ -40,43 +40,74 @@ def observe(Core core, int seat, float[::1] out):
 
 cdef void encode(const State* s, int seat, float* out) noexcept nogil:
     """Write the position as ``seat`` sees it into out[0 .. observation_length(players)): the one
-    encoder of the RL observation and the value network's input (the layout of docs/rl.md)."""
+    encoder of the RL observation and the value network's input (the layout of docs/rl.md), its
+    nonzero entries being ``encode_active``'s."""
+    cdef int index[MAX_OBSERVATION]
+    cdef float value[MAX_OBSERVATION]
+    cdef int i, n = encode_active(s, seat, index, value)
+    memset(out, 0, observation_length(s.players) * sizeof(float))
+    for i in range(n):
+        out[index[i]] = value[i]
+
+
+cdef int encode_active(const State* s, int seat, int* index, float* value) noexcept nogil:
+    """The nonzero entries of ``seat``'s observation (the layout of docs/rl.md), in ascending
+    index order: index[i] and value[i] for i below the count returned (index and value need room
+    for observation_length(players) entries). A round's end has a few dozen of them, which is what
+    the value network's first layer sums (bots/_evaluators.pyx). Each candidate entry is written
+    and kept only if nonzero (the count moves on), without a branch per entry."""
     cdef const Board* b
-    cdef int n = s.players, f, c, k, i, rel, at = 0
-    memset(out, 0, observation_length(n) * sizeof(float))
+    cdef int n = s.players, f, c, k, i, rel, at = 0, count = 0
+    cdef int floor[6]
     for f in range(s.factories):
         for c in range(5):
-            out[at] = s.source[f][c]
+            k = s.source[f][c]
+            index[count], value[count] = at, k
+            count += k != 0
             at += 1
     for c in range(5):
-        out[at + c] = s.source[CENTRE][c]
+        k = s.source[CENTRE][c]
+        index[count], value[count] = at + c, k
+        count += k != 0
     at += 5
-    out[at if s.marker == NO_SEAT else at + 1 + (s.marker - seat + n) % n] = 1
+    index[count], value[count] = (at if s.marker == NO_SEAT else at + 1 + (s.marker - seat + n) % n), 1
+    count += 1
     at += n + 1
-    out[at + (s.to_move - seat + n) % n] = 1
+    index[count], value[count] = at + (s.to_move - seat + n) % n, 1
+    count += 1
     at += n
-    for c in range(5):
-        out[at + c] = s.bag[c]
-        out[at + 5 + c] = s.lid[c]
+    for c in range(10):
+        k = s.bag[c] if c < 5 else s.lid[c - 5]
+        index[count], value[count] = at + c, k
+        count += k != 0
     at += 10
-    out[at] = s.round
-    out[at + 1] = s.phase == TILING
+    index[count], value[count] = at, s.round
+    count += s.round != 0
+    index[count], value[count] = at + 1, 1
+    count += s.phase == TILING
     at += 2
     for rel in range(n):
         b = &s.boards[(seat + rel) % n]
         for k in range(5):
-            if b.line_count[k]:
-                out[at + k * 5 + b.line_colour[k]] = b.line_count[k]
+            index[count], value[count] = at + k * 5 + b.line_colour[k], b.line_count[k]
+            count += b.line_count[k] != 0
         at += 25
         for i in range(25):
-            if b.cell[i] != EMPTY:
-                out[at + i * 5 + b.cell[i]] = 1
+            index[count], value[count] = at + i * 5 + b.cell[i], 1
+            count += b.cell[i] != EMPTY
         at += 125
+        for c in range(6):
+            floor[c] = 0
         for i in range(b.floor_n):
-            out[at + b.floor[i]] += 1      # colours 0..4, the marker is MARKER = 5
+            floor[b.floor[i]] += 1      # colours 0..4, the marker is MARKER = 5
+        for c in range(6):
+            index[count], value[count] = at + c, floor[c]
+            count += floor[c] != 0
         at += 6
-        out[at] = b.score
+        index[count], value[count] = at, b.score
+        count += b.score != 0
         at += 1
+    return count
 
 
 def legal_mask(Core core, signed char[::1] mask):
