@@ -1,14 +1,18 @@
 """The learned values' cost (``mcts:evaluator=value``, bots/_evaluators.pyx) on one core:
 microseconds per evaluation of a round's end (both seats) of the network (an ``azul-value/1``
-model) and of the n-tuple tables (``azul-ntuple/1``) next to the heuristic's, and MCTS iterations
-per second with each next to the default, all measured in turn (CPU time, so a busy machine slows
-them alike). The n-tuple's target: at most 0.3 us beyond the call, below the heuristic's.
+model: its input scaling folded into the first layer, which sums the weight rows of the
+observation's few nonzero inputs) and of the n-tuple tables (``azul-ntuple/1``) next to the
+heuristic's, and MCTS iterations per second with each next to the default (the heuristic), all
+measured in turn (CPU time, so a busy machine slows them alike). The n-tuple's target: at most
+0.3 us beyond the call, below the heuristic's.
 
-    python benchmarks/bench_value.py              # about 30 s
-    python benchmarks/bench_value.py --model runs/train/gen-002/candidate.azv --ntuple ntuple-2p.azv --repeats 9
+    taskset -c 1 python benchmarks/bench_value.py   # about 20 s; taskset: one core
+    python benchmarks/bench_value.py --model runs/train/gen-002/candidate.azv --ntuple ntuple.azv --repeats 9
 
-Without ``--ntuple`` the n-tuple model is tables of random numbers, written to a temporary file:
-an evaluation picks the same number of entries whatever they hold, so it costs the same.
+The models are the shipped ones unless named: the network ``value-2p-mlp``, the tables
+``value-2p``. An evaluation's cost does not depend on the weights (the tables pick the same number
+of entries whatever they hold; the network sums the same rows), but MCTS's speed does a little
+(the tree it grows).
 
 An evaluation is timed through ``Evaluator.value`` (a Python call); the ``score`` evaluator, which
 only compares the points, is timed the same way, and its time is the call's cost: each
@@ -20,20 +24,15 @@ import argparse
 import random
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots import make_bot  # noqa: E402
 from bots._evaluators import make_evaluator  # noqa: E402
-from bots.ntuple import SIZE  # noqa: E402
 from bots.value_file import model_bytes  # noqa: E402
 from engine import new_game  # noqa: E402
-from learn.ntuple import NTupleModel  # noqa: E402
 
 
 def round_ends(count: int, seed: int = 5) -> list:
@@ -63,15 +62,11 @@ def per_call_us(evaluator, states, repeats: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="value-2p-mlp", help="a network: a shipped model's name or a file")
-    ap.add_argument("--ntuple", default=None, help="an n-tuple model file (default: random tables)")
+    ap.add_argument("--ntuple", default="value-2p", help="n-tuple tables: a shipped model's name or a file")
     ap.add_argument("--iterations", type=int, default=5000)
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args()
-    ntuple, folder = a.ntuple, tempfile.TemporaryDirectory()   # removed when the run ends
-    if ntuple is None:
-        weights = np.random.default_rng(0).normal(0, 0.05, SIZE).astype(np.float32)
-        ntuple = str(Path(folder.name) / "random-ntuple.azv")
-        NTupleModel(weights, 2, {"note": "random tables, for timing"}).save(ntuple)
+    ntuple = a.ntuple
     params = {"value_scale": 8.0}
     evaluators = {"score": make_evaluator("score", **params),
                   "heuristic": make_evaluator("heuristic", **params),
