@@ -49,7 +49,7 @@ def href(*parts: str) -> str:
 def shell(title: str, api: str, fragment: str) -> str:
     """A whole page: ``fragment`` in ``#view``, redrawn from ``api``'s ``html`` every second."""
     return (f"<!doctype html><html><head><meta charset='utf-8'><link rel='icon' href='data:,'><title>{esc(title)}</title>"
-            f"<style>{STYLE}</style></head><body><nav><a href='/'>all runs</a></nav>"
+            f"<style>{STYLE}</style></head><body><nav><a href='/'>all runs</a> &middot; <a href='/play/'>play the bots</a></nav>"
             f"<main id='view' data-api='{esc(api)}'>{fragment}</main><p id='live'>live: updated every "
             f"{POLL_MS // 1000} s</p><script>{SCRIPT}</script></body></html>")
 
@@ -57,7 +57,7 @@ def shell(title: str, api: str, fragment: str) -> str:
 def plain_page(title: str, body: str) -> str:
     """A page that does not update (the analysis of a position, a refusal)."""
     return (f"<!doctype html><html><head><meta charset='utf-8'><link rel='icon' href='data:,'><title>{esc(title)}</title>"
-            f"<style>{STYLE}</style></head><body><nav><a href='/'>all runs</a></nav>{body}</body></html>")
+            f"<style>{STYLE}</style></head><body><nav><a href='/'>all runs</a> &middot; <a href='/play/'>play the bots</a></nav>{body}</body></html>")
 
 
 def games_text(row: dict) -> str:
