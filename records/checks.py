@@ -22,13 +22,17 @@ import pyarrow.parquet as pq
 from .columns import REQUIRED, TABLES
 from .names import CONFIG_FILE, RUN_FILE
 from .parts import parquet_files, part_ids, part_path
+from .urls import is_url
 
 
 class DamagedRecords(ValueError):
     """A run folder with a damaged, foreign or missing part file; ``path`` is the file."""
 
     def __init__(self, run_dir: Path, path: Path, why: str):
-        self.run_dir, self.path, self.why = Path(run_dir), Path(path), why
+        def kept(where):  # a run on object storage is named by its URL (a Path would make s3:/ of s3://)
+            return str(where) if is_url(str(where)) else Path(where)
+
+        self.run_dir, self.path, self.why = kept(run_dir), kept(path), why
         super().__init__(f"{path}: {why}; repair the run with `azul league repair {run_dir}` "
                          "(or finish it with `azul league run CONFIG --resume`)")
 

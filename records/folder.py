@@ -106,13 +106,16 @@ def replace_bytes(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def save_run_id(run_dir: Path, run_id: str, referee: str | None = None, kind: str | None = None) -> None:
+def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | None = None) -> None:
     """``run.json``: the run's id, (``referee``) who played its games: ``compiled``, ``python``
     or ``mixed`` (tournament/runner.py), and (``kind``) what the run is: a kind's name (kinds/)."""
     if kind is not None and not _KIND_NAME.match(kind):
         raise ValueError(f"a run kind is a short lowercase name, not {kind!r}")
     record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {})}
-    replace_text(run_dir / RUN_FILE, json.dumps(record) + "\n")
+    if hasattr(run_dir, "write_part"):  # a store (records.store.open_store)
+        run_dir.write_text(RUN_FILE, json.dumps(record) + "\n")
+    else:
+        replace_text(Path(run_dir) / RUN_FILE, json.dumps(record) + "\n")
 
 
 def run_kind(run_dir: str | Path) -> str:

@@ -22,18 +22,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import random
-import re
 import time
-from dataclasses import dataclass
 
 import boto3
 import botocore.exceptions
 from botocore.config import Config
 
-SCHEME = "s3://"
-_BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")  # S3's rule for a bucket's name
-_IP = re.compile(r"^\d+\.\d+\.\d+\.\d+$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+from .urls import SCHEME, S3Url, is_url, parse_url  # noqa: F401 (is_url: this module's users' too)
+
 
 # The client's settings. Checksums: boto3 1.36 made request checksums and response validation
 # default to "when_supported" (a CRC32 header, and for streamed bodies an aws-chunked trailer, on
@@ -59,67 +55,6 @@ _TRANSIENT_CODES = {"SlowDown", "Throttling", "ThrottlingException", "RequestTim
 class ObjectStoreError(OSError):
     """A request to the object store failed (the message names the object's URL, never the
     endpoint or the credentials)."""
-
-
-@dataclass(frozen=True)
-class S3Url:
-    """``s3://BUCKET/PREFIX``, checked: ``bucket`` and ``prefix`` (no slash at either end; may be empty)."""
-
-    bucket: str
-    prefix: str = ""
-
-    def __str__(self) -> str:
-        return f"{SCHEME}{self.bucket}/{self.prefix}" if self.prefix else f"{SCHEME}{self.bucket}"
-
-    def key(self, name: str) -> str:
-        """The object key of ``name`` under the prefix."""
-        return f"{self.prefix}/{name}" if self.prefix else name
-
-    def join(self, name: str) -> S3Url:
-        """The URL of ``name`` under this one (a run under its ``--out``)."""
-        return parse_url(f"{self}/{name}")
-
-
-def is_url(text: str) -> bool:
-    """Whether ``text`` means object storage (starts with ``s3:``): such a text is never a local path."""
-    return str(text)[:3].lower() == "s3:"
-
-
-def _shown(text: str) -> str:
-    """``text`` as an error may show it: without anything before an ``@`` (credentials)."""
-    if "@" in text:
-        return SCHEME + "***@" + text.split("@", 1)[1]
-    return repr(text)[1:-1]
-
-
-def parse_url(text: str) -> S3Url:
-    """``s3://BUCKET/PREFIX`` as an ``S3Url``; a ``ValueError`` of one line says what is wrong."""
-    text = str(text)
-    hint = "write s3://BUCKET/PREFIX; the endpoint and credentials come from the AWS environment"
-
-    def bad(why: str) -> ValueError:
-        return ValueError(f"bad S3 URL {_shown(text)!s}: {why} ({hint})")
-
-    if not text.startswith(SCHEME):
-        raise bad("it does not start with s3://" if is_url(text) else "not an s3:// URL")
-    rest = text[len(SCHEME):]
-    bucket, _, prefix = rest.partition("/")
-    if "@" in bucket:
-        raise bad("credentials do not belong in the URL")
-    if _CONTROL.search(text):
-        raise bad("it holds a control character")
-    if "?" in text or "#" in text:
-        raise bad("no query or fragment")
-    if not bucket:
-        raise bad("no bucket")
-    if ":" in bucket:
-        raise bad("a bucket's name, not a host and port")
-    if not _BUCKET.match(bucket) or ".." in bucket or _IP.match(bucket):
-        raise bad(f"{bucket!r} is not a bucket name (3 to 63 of a-z, 0-9, '.', '-')")
-    prefix = prefix[:-1] if prefix.endswith("/") else prefix
-    if prefix and any(part in ("", ".", "..") for part in prefix.split("/")):
-        raise bad("an empty, '.' or '..' part in the prefix")
-    return S3Url(bucket, prefix)
 
 
 def client():
@@ -257,6 +192,35 @@ class Objects:
         key = self._key(name)
         response, _, _ = self._call("head", name, lambda: self._s3.head_object(Bucket=self.url.bucket, Key=key))
         return response["ETag"] if response is not None else None
+
+    def copy(self, source: str, name: str) -> str:
+        """Copy the object ``source`` to ``name`` on the server (no bytes through this process);
+        returns the copy's ETag. ``FileNotFoundError`` when ``source`` is not there."""
+        key, source_key = self._key(name), self._key(source)
+        response, status, _ = self._call("copy", name, lambda: self._s3.copy_object(
+            Bucket=self.url.bucket, Key=key, CopySource={"Bucket": self.url.bucket, "Key": source_key}))
+        if response is None:
+            raise FileNotFoundError(f"{self.where(source)}: no such object to copy")
+        return response["CopyObjectResult"]["ETag"]
+
+    def entries(self, prefix: str = "", delimiter: bool = False, most: int | None = None) -> dict[str, tuple[str, int]]:
+        """``{name: (etag, size)}`` of the objects whose names start with ``prefix`` (relative to
+        this URL's prefix); ``delimiter``: only those with no ``/`` after ``prefix``; ``most``: at
+        most that many (the first ones)."""
+        start = self.url.key(prefix) if prefix else (f"{self.url.prefix}/" if self.url.prefix else "")
+        cut = len(self.url.prefix) + 1 if self.url.prefix else 0
+        options = {"Delimiter": "/"} if delimiter else {}
+        if most is not None:
+            options["PaginationConfig"] = {"MaxItems": most, "PageSize": most}
+
+        def listing():
+            pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.url.bucket, Prefix=start,
+                                                                       **options)
+            return {item["Key"][cut:]: (item["ETag"], int(item["Size"]))
+                    for page in pages for item in page.get("Contents", [])}
+
+        found, _, _ = self._call("list", prefix, listing)
+        return found or {}
 
     def list(self, prefix: str = "") -> list[str]:
         """The names (relative to this URL's prefix) of the objects whose names start with

@@ -53,6 +53,13 @@ def part_ids(run_dir: Path, name: str) -> set[str]:
     return {m.group(1) for p in parquet_files(run_dir, name) if (m := PART.match(p.name))}
 
 
+def all_part_ids(run_dir: Path) -> set[str]:
+    """The ids of every part of every table there, committed or not (the tables' folders made)."""
+    for name in TABLES:
+        (Path(run_dir) / name).mkdir(parents=True, exist_ok=True)
+    return set().union(*(part_ids(run_dir, name) for name in TABLES))
+
+
 def committed_parts(run_dir: Path) -> list[str]:
     """The ids of the parts that hold recorded games (those with a ``games`` part), in order."""
     return sorted(part_ids(run_dir, "games"))
@@ -83,31 +90,54 @@ def write_file(table: pa.Table, final: Path) -> None:
 
     The name is the writer's own: a retried task may write the same part while the first
     attempt's process is still going; both write the same games, and either rename commits them."""
+    tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp")
+    _write_parquet(table, tmp)
+    os.replace(tmp, final)
+
+
+def _write_parquet(table: pa.Table, where) -> None:
+    """``table`` as a part's Parquet at ``where`` (a path or an Arrow stream)."""
     if any(pa.types.is_dictionary(t) for t in table.schema.types):
         table = table.unify_dictionaries()  # one dictionary a column: Parquet writes it as it is
-    tmp = final.with_name(f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp")
     # a CRC32 of every page: damage inside a page (the footer intact) is found by the readers that
     # verify them (repair, --resume, naming a damaged part: records.checks.read_verified)
-    pq.write_table(table, tmp, store_schema=False, write_page_checksum=True)
-    os.replace(tmp, final)
+    pq.write_table(table, where, store_schema=False, write_page_checksum=True)
+
+
+def part_bytes(table: pa.Table) -> bytes:
+    """``table`` as the bytes of a part file (what ``write_file`` writes; a store without rename
+    uploads them)."""
+    sink = pa.BufferOutputStream()
+    _write_parquet(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def part_tables(tables: dict[str, Iterable[pa.Table]]) -> dict[str, pa.Table]:
+    """A part's four tables, in ``WRITE_ORDER`` (lists concatenated; a table not given: empty)."""
+    out = {}
+    for name in WRITE_ORDER:
+        parts = list(tables.get(name, ()))
+        out[name] = pa.concat_tables(parts) if parts else empty_table(name)
+    return out
 
 
 def write_part(run_dir: Path, number: int | str, tables: dict[str, Iterable[pa.Table]]) -> None:
     """Write part ``number`` (a number or an id) of every table (lists of tables are concatenated; a table not given
     is written empty), ``games`` last."""
-    for name in WRITE_ORDER:
-        parts = list(tables.get(name, ()))
-        write_file(pa.concat_tables(parts) if parts else empty_table(name), part_path(run_dir, name, number))
+    for name, table in part_tables(tables).items():
+        write_file(table, part_path(run_dir, name, number))
 
 
 class PartWriter:
     """Writes batches of records as numbered part files, all four tables per part."""
 
-    def __init__(self, run_dir: str | Path):
-        self.run_dir = Path(run_dir)
-        for name in TABLES:
-            (self.run_dir / name).mkdir(parents=True, exist_ok=True)
-        existing = set().union(*(part_ids(self.run_dir, n) for n in TABLES))
+    def __init__(self, run_dir):
+        """``run_dir``: a run folder's path, or a store (records.store.open_store) to write through."""
+        if hasattr(run_dir, "write_part"):
+            existing, self._write = run_dir.part_ids(), run_dir.write_part
+        else:
+            folder = Path(run_dir)
+            existing, self._write = all_part_ids(folder), lambda n, t: write_part(folder, n, t)
         self.next_part = max((int(p[:6]) for p in existing), default=0) + 1
         self.token = secrets.token_hex(4)  # this writer's, in the ids of the parts its tasks write
 
@@ -126,5 +156,5 @@ class PartWriter:
     def write(self, tables: dict[str, Iterable[pa.Table]]) -> int:
         """Write one part of every table (lists of Arrow tables are concatenated); return its number."""
         number = self.reserve()
-        write_part(self.run_dir, number, tables)
+        self._write(number, tables)
         return number

@@ -17,11 +17,17 @@ store without rename (object storage) plugs in behind the same methods.
 """
 from __future__ import annotations
 
+import os
 import shutil
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from .folder import replace_bytes
-from .parts import committed_parts, parquet_files
+import pyarrow as pa
+
+from .folder import lock_holder, replace_bytes, take_lock
+from .urls import is_url
+from .parts import all_part_ids, committed_parts, has_records, parquet_files, write_part
 
 
 class RunStore:
@@ -101,3 +107,59 @@ class RunStore:
     def committed(self) -> list[str]:
         """The ids of the committed parts (those with a ``games`` part), in order."""
         return committed_parts(self.root)
+
+    def part_ids(self) -> set[str]:
+        """The ids of every part there, committed or not (a writer's next number comes after them)."""
+        return all_part_ids(self.root)
+
+    def write_part(self, number: int | str, tables: dict[str, Iterable[pa.Table]]) -> None:
+        """Write and commit part ``number`` of every table (records/parts.py: renames, ``games`` last)."""
+        write_part(self.root, number, tables)
+
+    def has_records(self) -> bool:
+        """Whether any part is there (committed or not)."""
+        return has_records(self.root)
+
+    def view(self, parts: bool = True) -> Path:
+        """A local folder that reads as the run (its small files and, with ``parts``, its committed
+        parts): the folder itself."""
+        return self.root
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """The run's writer lock (records.folder.take_lock) while the block runs; ``RunInUse``
+        when another process holds it."""
+        fd = take_lock(self.root)
+        try:
+            yield
+        finally:
+            os.close(fd)
+
+    def holder(self) -> str | None:
+        """Who holds the run's lock now (a pid), or None."""
+        return lock_holder(self.root)
+
+
+def as_store(run: str | Path | RunStore):
+    """``run`` as a store: a store as it is, else ``open_store(run)``."""
+    return run if hasattr(run, "write_part") else open_store(run)
+
+
+def open_store(where: str | Path):
+    """The store of a run, from ``--out``/a RUN argument: an ``s3://BUCKET/PREFIX`` URL (or the
+    ``s3:/BUCKET/PREFIX`` a command's Path option leaves of one) is a run on object storage
+    (records/s3store.py), anything else a local folder, taken as it is."""
+    text = str(where)
+    if is_url(text):
+        from .s3store import S3RunStore
+
+        if text.startswith("s3:/") and not text.startswith("s3://"):
+            text = "s3://" + text[len("s3:/"):]
+        return S3RunStore(text)
+    return RunStore(where)
+
+
+def local_run(where: str | Path) -> Path:
+    """A local folder that reads as the run ``where``: the folder itself, or for a run on object
+    storage its view (records/s3store.py: its small files and committed parts, downloaded once)."""
+    return open_store(where).view() if is_url(str(where)) else Path(where)
