@@ -210,3 +210,39 @@ def _answer(base: str):
         return get(base + "/")
     except OSError:
         return None
+
+
+def test_a_training_runs_runs_are_listed_under_it(tree, tmp_path):
+    tmp, _ = tree
+    from kinds import kind_of
+    from kinds.train import load_train_config, run_train
+
+    config = tmp_path / "train.yaml"
+    config.write_text(f"""
+name: tiny
+seed: 3
+generations: 1
+start: {{records: ["{tmp / 'runs' / 'lg'}"]}}
+selfplay: {{deals: 2, iterations: 8}}
+train: {{value: mlp, hidden: [8], epochs: 2, batch: 64}}
+gate: {{elo0: 0, elo1: 40, max_pairs: 3}}
+out: {tmp_path / 'runs'}
+workers: 0
+mlflow: false
+""", encoding="utf-8")
+    run_train(load_train_config(config), log=lambda line: None)
+    root = tmp_path / "runs" / "tiny"
+    inner = [f"runs/tiny/{rel}" for rel in kind_of(root).nested_runs(root)]
+    assert len(inner) == 2  # generation 1's self-play and gate
+    with serving([tmp_path / "runs"], tmp_path / "played") as base:
+        rows = api(base, "index")["runs"]
+        assert [(r["url"], r["nested"]) for r in rows] == [("runs/tiny", False)] + [(u, True) for u in sorted(inner)]
+        assert {r["url"]: r["kind"] for r in rows[1:]} == {u: kind_of(tmp_path / u).name for u in inner}
+        data = api(base, "run/runs/tiny")
+        assert [n["url"] for n in data["nested"]] == sorted(inner)
+        assert data["detail"]["lineage"] == json.loads((root / "lineage.json").read_text())
+        status, page = get(f"{base}/run/runs/tiny")
+        lineage = re.search(r"<table id='lineage'>.*?<tbody>(.*?)</tbody>", page).group(1)
+        assert lineage.count("<tr>") == len(data["detail"]["lineage"]) == 2
+        for url in inner:
+            assert f"<a href='/run/{url}'>" in page
