@@ -25,7 +25,7 @@ from records.checks import READ_ERRORS, check_run_dir, naming_damage
 from records.columns import TABLES
 from records.folder import folder_run_ids
 from records.parts import PART
-from records.store import RunStore
+from records.store import RunStore, local_run
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def check_runs(run_dirs: str | Path | Iterable[str | Path] | Runs) -> Runs:
     dirs: list[Path] = []
     notes: list[str] = []
     seen: dict[Path, Path] = {}
-    for d in map(Path, run_dirs):
+    for d in map(local_run, run_dirs):
         key = d.resolve()
         if key in seen:
             notes.append(f"{d}: the same folder as {seen[key]}, read once")

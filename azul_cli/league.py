@@ -111,7 +111,10 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
         console.print(f"warning: no report ({type(exc).__name__}: {exc}); the records are complete: "
                       f"make it with azul report {summary.run_dir}", soft_wrap=True)
         return
-    console.print(f"report: {paths[REPORT_HTML]} (and elo.csv, summary.md)", soft_wrap=True)
+    from records.store import open_store
+
+    console.print(f"report: {open_store(summary.run_dir).where(REPORT_HTML)} (and elo.csv, summary.md)",
+                  soft_wrap=True)
     if summary.mlflow_run_id:
         from tournament.tracking import log_report
         try:
@@ -124,16 +127,20 @@ def _write_report(console: Console, league, summary: LeagueSummary) -> None:
 @app.command()
 def status(run_dir: RunDirArg) -> None:
     """Where a run stands: games done of the total, failures, current standings."""
-    from records.store import RunStore
+    from records.store import open_store
 
-    if not any(map(RunStore(run_dir).exists, (RUN_FILE, CONFIG_FILE))):
-        fail(f"{run_dir}: not a run folder (no {RUN_FILE} or {CONFIG_FILE}): not a league run, an SPRT, a "
-             "study, a tune or a training run")
+    try:
+        store = open_store(run_dir)
+        if not any(map(store.exists, (RUN_FILE, CONFIG_FILE))):
+            fail(f"{store}: not a run folder (no {RUN_FILE} or {CONFIG_FILE}): not a league run, an SPRT, a "
+                 "study, a tune or a training run")
+    except (ValueError, OSError) as exc:  # a bad URL, the store unreachable
+        fail(str(exc))
     from kinds import kind_of
 
     try:
-        kind = kind_of(run_dir)
-        st = kind.status(run_dir)
+        kind = kind_of(store.view(parts=False))
+        st = kind.status(store.root)  # a run on object storage: read from its local view
     except (ValueError, OSError) as exc:  # an unknown kind; a damaged part names itself and the repair
         fail(str(exc))
     console = Console(highlight=False, markup=False)
@@ -182,11 +189,18 @@ def status_line(kind, st) -> str:
 @app.command()
 def repair(run_dir: RunDirArg) -> None:
     """Mend a run folder: damaged or foreign files to quarantine/, only whole games kept."""
-    from records.store import RunStore
+    from records.store import open_store
+    from records.urls import is_url
 
-    if not run_dir.is_dir():
+    try:
+        store = open_store(run_dir)
+        remote = is_url(str(store))
+        if remote and not store.exists(CONFIG_FILE):
+            fail(f"{store}: not a run (no {CONFIG_FILE}): not a league, an SPRT, a study or a tune")
+    except (ValueError, OSError) as exc:
+        fail(str(exc))
+    if not remote and not run_dir.is_dir():
         fail(f"{run_dir}: no such folder")
-    store = RunStore(run_dir)
     if not store.exists(CONFIG_FILE):
         from kinds import finish_command, kind_of
 
@@ -199,17 +213,21 @@ def repair(run_dir: RunDirArg) -> None:
     from tournament.runner import LeagueError, repair_run
 
     try:
-        report = repair_run(run_dir)
+        report = repair_run(store)
     except LeagueError as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{os_error_message(exc)}; nothing is lost: files are moved, never deleted")
     console = Console(highlight=False, markup=False)
     if not report.changed:
-        console.print(f"{run_dir}: every part reads and every game is whole: nothing to repair", soft_wrap=True)
+        console.print(f"{store}: every part reads and every game is whole: nothing to repair", soft_wrap=True)
     _print_repair(console, report)
     from kinds import finish_command, kind_of
 
+    if remote:
+        console.print(f"finish the {kind_of(store.view(parts=False)).label} with: azul league run CONFIG "
+                      f"--out {str(store).rsplit('/', 1)[0]} --resume", soft_wrap=True)
+        return
     console.print(f"finish the {kind_of(run_dir).label} with: {finish_command(run_dir)}", soft_wrap=True)
 
 
@@ -249,7 +267,9 @@ def _report(console: Console, summary: LeagueSummary) -> None:
 def _print_event(console: Console, run_dir: Path) -> None:
     """An event's own table (Swiss, bracket, gauntlet: azul_cli/event_table.py) as it stands."""
     from analysis.events import event_settings, event_standings
+    from records.store import local_run
 
+    run_dir = local_run(run_dir)
     if event_settings(run_dir) is None or not (run_dir / "games").exists():
         return
     from analysis.records import read_records

@@ -14,7 +14,7 @@ from .common import RunDirs, fail, read_runs
 from .ratings import BootstrapOpt, SeedOpt
 
 OutOpt = Annotated[Path | None, typer.Option(
-    "--out", metavar="DIR", help="Folder for the three files (default: the first RUN_DIR).")]
+    "--out", metavar="DIR", help="Folder (or s3:// run) for the three files (default: the first RUN_DIR).")]
 
 
 def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
@@ -25,13 +25,15 @@ def report(run_dirs: RunDirs, out: OutOpt = None, bootstrap: BootstrapOpt = 200,
     from rich.console import Console
 
     from analysis.report import collect, headline, write_report
+    from records.store import open_store
 
     try:  # a spinner on a terminal: a million-game league takes about half a minute
         with Console(stderr=True, markup=False).status("reading the records, fitting the ratings, drawing the plots"):
             result = collect(runs, bootstrap=bootstrap, seed=seed)
-            paths = write_report(result, out if out is not None else runs.dirs[0])
+            where = open_store(out if out is not None else run_dirs[0])  # a folder, or s3://
+            paths = write_report(result, where)
     except (ValueError, OSError, duckdb.Error) as exc:
         fail(str(exc))
-    for path in paths.values():
-        typer.echo(f"wrote {path}")
+    for name in paths:
+        typer.echo(f"wrote {where.where(name)}")
     typer.echo(headline(result))

@@ -18,6 +18,8 @@ from typing import Any
 
 from records.folder import lock_holder, run_kind
 from records.names import CONFIG_FILE, REPORT_FILES
+from records.store import open_store
+from records.urls import is_url
 
 
 @dataclass
@@ -87,13 +89,17 @@ class RunKind:
     def status(self, run_dir: Path) -> RunStatus:
         """Where the run in ``run_dir`` stands (``RunStatus``). Reads the lock's holder without
         taking the lock, so a reader never makes a starting driver fail."""
-        run_dir = Path(run_dir)
+        store = open_store(run_dir) if is_url(str(run_dir)) else None  # a run on object storage
+        run_dir = store.view() if store is not None else Path(run_dir)  # read from its local view
         recorded, planned = self.recorded_games(run_dir), self.planned_games(run_dir)
-        driver = lock_holder(run_dir)
+        driver = store.holder() if store is not None else lock_holder(run_dir)
         finished = self.is_finished(run_dir, recorded, planned)
         state = "running" if driver is not None else "finished" if finished else "stopped"
-        return RunStatus(self.name, run_dir.name, recorded, planned, state,
-                         None if finished else finish_command(run_dir), driver, self.detail(run_dir), self.decides)
+        finish = None if finished else finish_command(run_dir) if store is None else \
+            f"azul league run CONFIG --out {str(store).rsplit('/', 1)[0]} --resume"
+        name = run_dir.name if store is None else str(store).rsplit("/", 1)[-1]
+        return RunStatus(self.name, name, recorded, planned, state, finish, driver, self.detail(run_dir),
+                         self.decides)
 
     # what the league driver asks (tournament.runner.FolderKind)
     def refuse(self, run_dir: Path, other: str) -> str:

@@ -17,6 +17,7 @@ The caller holds the run's lock (``runner.repair_run``, and ``run_league`` on ``
 """
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from records.columns import EVENT_COLUMNS, SCHEMAS, STUDY_COLUMNS, TABLES
 from records.folder import quarantine
 from records.parts import PART, clean_orphans, parquet_files, part_ids, part_path, write_part
 from records.read import read_table
+from records.store import RunStore, as_store
 
 
 @dataclass
@@ -45,9 +47,13 @@ class RepairReport:
         return bool(self.quarantined or self.rewritten or self.dropped)
 
 
-def repair(run_dir: str | Path) -> RepairReport:
-    """Quarantine what cannot be read, keep only whole games, remove orphans; say what was done."""
-    run_dir = Path(run_dir)
+def repair(run_dir) -> RepairReport:
+    """Quarantine what cannot be read, keep only whole games, remove orphans; say what was done.
+    ``run_dir``: a folder, or a store (records.store.open_store; a run on object storage)."""
+    store = as_store(run_dir)
+    if not isinstance(store, RunStore):
+        return _repair_objects(store)
+    run_dir = Path(store.root)
     report = RepairReport(run_dir)
     for name in TABLES:
         for path in parquet_files(run_dir, name):
@@ -78,6 +84,49 @@ def repair(run_dir: str | Path) -> RepairReport:
         report.rewritten.append(number)
     report.dropped = sorted(listed - kept)
     report.removed = clean_orphans(run_dir)
+    return report
+
+
+def _repair_objects(store) -> RepairReport:
+    """``repair`` of a run on object storage (records/s3store.py): staged parts finished or removed;
+    each committed part read from its objects in full; one with a table that does not read (or is
+    not the bytes its commit lists) is uncommitted, its damaged tables quarantined; one with rows of
+    games not whole is committed again with the whole games only."""
+    report = RepairReport(store.root)
+    report.removed = store.clean_orphans()
+    kept: set[str] = set()
+    listed: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="azul-repair-") as scratch:
+        for number in store.committed():
+            commit = store.commit_of(number)
+            tables, why = {}, {}
+            for name in TABLES:
+                path = Path(scratch) / f"{name}.parquet"
+                try:
+                    path.write_bytes(store.part_data(number, name, commit))
+                    table, problem = _read_part(path, name)
+                except ValueError as exc:
+                    table, problem = None, str(exc).split(": ", 1)[1]
+                if problem is None:
+                    tables[name] = table
+                else:
+                    why[name] = problem
+            if "games" in tables:
+                listed.update(tables["games"].column("game_id").to_pylist())
+            if why:
+                report.quarantined.extend(store.quarantine(number, why))
+                continue
+            whole = _whole_games(tables, kept)
+            kept |= whole
+            if all(_rows_of(tables[name], whole).num_rows == tables[name].num_rows for name in TABLES):
+                continue
+            if whole:  # committed again (a new commit of the same id) with the whole games only
+                store.uncommit(number)
+                store.write_part(number, {name: [_rows_of(tables[name], whole)] for name in TABLES})
+            else:
+                store.quarantine(number, {})  # uncommitted and removed: no table of it is damaged
+            report.rewritten.append(number)
+    report.dropped = sorted(listed - kept)
     return report
 
 

@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from engine import GameState, new_game
 from records.checks import check_run_dir, naming_damage
 from records.parts import committed_parts, part_path
+from records.store import local_run
 
 
 def replay_game(variant: str, players: int, deals: Sequence[str],
@@ -147,7 +148,7 @@ def replay_steps(run_dir: str | Path, game_id: str) -> ReplayGame:
     Raises ValueError when ``run_dir`` is not a run folder with records, KeyError (its message
     names a few of the game ids there) when the run has no game ``game_id``.
     """
-    run = Path(run_dir)
+    run = local_run(run_dir)  # a run on object storage: its local view
     if not run.is_dir():
         raise ValueError(f"{run}: no such run folder")
     check_run_dir(run)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import gc
 import json
 import logging
-import os
 import signal
 import threading
 import time
@@ -36,10 +35,10 @@ import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.columns import SCHEMAS
-from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id, take_lock
+from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, QUARANTINE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
-from records.store import RunStore
-from records.parts import has_records
+from records.store import as_store, open_store
+from records.urls import is_url
 from records.read import done_game_ids
 from records.tables import build_table, empty_table, with_columns
 from records.writer import BufferedWriter, Committed, read_committed
@@ -106,6 +105,11 @@ def run_dir_of(config: LeagueConfig) -> Path:
     return Path(config.out) / config.name
 
 
+def store_of(config: LeagueConfig):
+    """The store of the config's run: ``<out>/<name>``, a local folder or under an ``s3://`` out."""
+    return open_store(f"{config.out.rstrip('/')}/{config.name}" if is_url(config.out) else run_dir_of(config))
+
+
 # ---------------------------------------------------------------- the driver
 class _Stop:
     """Ctrl-C and SIGTERM ask for a clean stop; a second Ctrl-C stops at once."""
@@ -134,23 +138,21 @@ class _Stop:
 
 
 @contextmanager
-def _locked(run_dir: Path):
-    """The run folder's writer lock (records.folder.take_lock) for as long as the block runs."""
+def _locked(store):
+    """The run's writer lock (its store's: a folder's flock, an object store's ``.lock``) while the
+    block runs; ``store``: a store, or a run folder's path."""
     try:
-        fd = take_lock(run_dir)
+        with as_store(store).lock():
+            yield
     except RunInUse as exc:
         raise LeagueError(str(exc)) from None
-    try:
-        yield
-    finally:
-        os.close(fd)
 
 
 def repair_run(run_dir: str | Path) -> RepairReport:
     """``tournament.repair.repair`` under the run's lock (no driver may write meanwhile)."""
-    run_dir = Path(run_dir)
-    with _locked(run_dir):
-        return repair(run_dir)
+    store = as_store(run_dir)
+    with _locked(store):
+        return repair(store)
 
 
 class FolderKind(Protocol):
@@ -180,7 +182,7 @@ class PlainLeague:
 DRIVER_FILES = (*SCHEMAS, CONFIG_FILE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON, MLFLOW_RUN_FILE, QUARANTINE)
 
 
-def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bool,
+def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool,
                     summary: LeagueSummary | None = None, kind: FolderKind = PlainLeague()) -> set[str]:
     """Check the run folder against the config and return the ids of the games already recorded.
 
@@ -189,13 +191,14 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     whose records are of another kind is refused (``kind.refuse``). A resume repairs the folder
     first (``tournament.repair``). Both go to ``summary`` if given.
     """
-    store = RunStore(run_dir)
+    store = as_store(run_dir)
     report = None
     if fresh:
         store.remove(*DRIVER_FILES, *kind.owned)
-    elif has_records(run_dir):  # a config.yaml alone is a league that never got to play
-        if run_kind(run_dir) != kind.name:
-            raise LeagueError(kind.refuse(run_dir, run_kind(run_dir)))
+    elif store.has_records():  # a config.yaml alone is a league that never got to play
+        other = run_kind(store.view(parts=False))
+        if other != kind.name:
+            raise LeagueError(kind.refuse(store.root, other))
         if not resume:
             raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
                               "--fresh to start it over, or choose another --out")
@@ -205,11 +208,11 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
             except ConfigError as exc:  # one line: the file, the line and column
                 raise LeagueError(f"cannot resume: {exc}") from None
             check_resumable(config, before, Path(store.where(CONFIG_FILE)))
-        report = repair(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    run_id = run_id_of(run_dir) or new_run_id(config.name)  # an older folder keeps its records' id
-    done = done_game_ids(run_dir)
-    save_run_id(run_dir, run_id, None if summary is None else folder_referee(run_dir, summary.referee, bool(done)),
+        report = repair(store)
+    view = store.view()  # the run as a folder reads it (a local run: the folder itself)
+    run_id = run_id_of(view) or new_run_id(config.name)  # an older folder keeps its records' id
+    done = done_game_ids(view)
+    save_run_id(store, run_id, None if summary is None else folder_referee(store, summary.referee, bool(done)),
                 kind.name)
     store.write_text(CONFIG_FILE, config.to_yaml())
     if summary is not None:
@@ -217,11 +220,11 @@ def prepare_run_dir(config: LeagueConfig, run_dir: Path, resume: bool, fresh: bo
     return done
 
 
-def folder_referee(run_dir: Path, referee: str, kept: bool) -> str:
+def folder_referee(run_dir, referee: str, kept: bool) -> str:
     """Who played a run folder's games, for its ``run.json``: ``referee`` (this run's), or
     ``mixed`` when the games ``kept`` from an earlier run were played by the other one."""
     try:
-        before = json.loads(RunStore(run_dir).read_text(RUN_FILE)).get("referee") if kept else None
+        before = json.loads(as_store(run_dir).read_text(RUN_FILE)).get("referee") if kept else None
     except (OSError, ValueError, AttributeError):
         before = None
     return referee if before in (None, referee) else "mixed"
@@ -261,7 +264,10 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     index ``config.bots``; an event config (``config.format``: gauntlet, swiss, knockout) plays its
     format's (tournament/events/); ``kind``: what the run is (``FolderKind``: kinds.LEAGUE, SPRT...).
     """
-    run_dir = run_dir_of(config)
+    store = store_of(config)
+    if is_url(store.root) and config.ray.write == "workers":
+        raise LeagueError(f"{store.root}: ray.write: workers cannot write to object storage yet; "
+                          "use ray.write: driver (the driver writes the parts through the store)")
     started = time.perf_counter()
     try:  # the models, read once here: the workers get their bytes, never a path to read
         config = config.with_models()
@@ -271,30 +277,30 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         from .events import event_schedule
 
         schedule = event_schedule(config)
-    with _locked(run_dir):
+    with _locked(store):
         total = config.total_games if schedule is None else schedule.total
-        summary = LeagueSummary(run_dir, total, 0, 0, False, 0.0)
+        summary = LeagueSummary(store.root, total, 0, 0, False, 0.0)
         summary.referee_reasons = why_python_referee(config)
         summary.referee = "python" if summary.referee_reasons else "compiled"
-        done = prepare_run_dir(config, run_dir, resume, fresh, summary, kind)
+        done = prepare_run_dir(config, store, resume, fresh, summary, kind)
         summary.done_before = len(done)
         names = [b.name for b in config.bots]
-        tally = league_tally(run_dir, names) if done else Tally(names)  # a leader to report, no fit
+        tally = league_tally(store.view(), names) if done else Tally(names)  # a leader to report, no fit
         if schedule is not None or len(done) < total:
             _Driver(config, done, summary, tally, progress or None, task_retries, resubmits, on_written,
-                    schedule is not None).run(schedule)
+                    schedule is not None, store).run(schedule)
         else:
             summary.complete = True
-        standings, tally = league_standings(run_dir, names)
+        standings, tally = league_standings(store.view(), names)
         summary.standings = standings
         summary.failures = dict(tally.failures)
         summary.forfeited = tally.forfeited_every_game()
         summary.elapsed_s = time.perf_counter() - started
         if summary.complete:
-            _write_standings(run_dir, standings)
+            _write_standings(store, standings)
             if config.mlflow.enabled:
                 from .tracking import log_league, logged
-                summary.mlflow_run_id, summary.mlflow_error = logged(lambda: log_league(config, run_dir, summary))
+                summary.mlflow_run_id, summary.mlflow_error = logged(lambda: log_league(config, store, summary))
         return summary
 
 
@@ -302,15 +308,16 @@ class _Driver:
     """Plays batches of games on a backend (started when first needed) and records them."""
 
     def __init__(self, config: LeagueConfig, done: set[str], summary: LeagueSummary, tally: Tally, progress,
-                 task_retries: int, resubmits: int, on_written, staged: bool):
-        self.config, self.run_dir, self.done = config, summary.run_dir, done
+                 task_retries: int, resubmits: int, on_written, staged: bool, store=None):
+        store = store if store is not None else as_store(summary.run_dir)
+        self.config, self.run_dir, self.done = config, store.view(), done
         self.summary, self.tally, self.progress = summary, tally, progress
         self.task_retries, self.resubmits = task_retries, resubmits
         # Tasks write their own parts (ray.write: workers) in a league of the config's own games;
         # the driver then only tracks what they commit. A schedule's stages go through the driver.
         self.workers_write = config.ray.write == "workers" and not staged
         self.recorded = Recorded(self.run_dir) if staged else None  # what a schedule's stages are made from
-        self.writer = BufferedWriter(self.run_dir, config.flush_seconds, on_written)
+        self.writer = BufferedWriter(store, config.flush_seconds, on_written)
         self.stop = _Stop()
         self.backend = self.sizer = None
         self.start = time.perf_counter()
@@ -500,7 +507,7 @@ def _crashed_game(spec: GameSpec, config: LeagueConfig, run_id: str, reason: str
             "moves": empty_table("moves"), "rounds": empty_table("rounds")}
 
 
-def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:
+def _write_standings(store, standings: list[BotStanding]) -> None:
     import csv
     import io
 
@@ -509,6 +516,5 @@ def _write_standings(run_dir: Path, standings: list[BotStanding]) -> None:
     w.writeheader()
     for row in standings:
         w.writerow(row.as_dict())
-    store = RunStore(run_dir)
     store.write_text(STANDINGS_CSV, text.getvalue())
     store.write_text(STANDINGS_JSON, json.dumps([r.as_dict() for r in standings], indent=2) + "\n")

@@ -23,13 +23,15 @@ metric gets a new point).
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from pathlib import Path
 from typing import Any
 
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
-from records.store import RunStore
+from records.store import as_store
+from records.urls import is_url
 
 
 def tracking_uri(config) -> str:
@@ -39,7 +41,12 @@ def tracking_uri(config) -> str:
 
 
 def default_uri(out: str | Path) -> str:
-    """Where runs under ``out`` are tracked unless told: ``sqlite:///<out>/mlflow.db``."""
+    """Where runs under ``out`` are tracked unless told: ``sqlite:///<out>/mlflow.db``. Runs on
+    object storage (an ``s3://`` out) are tracked where MLflow's own ``MLFLOW_TRACKING_URI`` says,
+    else in ``sqlite:///mlflow.db`` of the working folder: never in the bucket, and the endpoint
+    and credentials never reach MLflow."""
+    if is_url(str(out)):
+        return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path('mlflow.db').resolve()}"
     return f"sqlite:///{(Path(out) / 'mlflow.db').resolve()}"
 
 
@@ -100,9 +107,9 @@ def quiet() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-def log_league(config, run_dir: Path, summary) -> str:
+def log_league(config, run_dir, summary) -> str:
     """Log a finished league (once) and return the MLflow run id."""
-    store = RunStore(run_dir)
+    store = as_store(run_dir)
     if store.exists(MLFLOW_RUN_FILE):
         return store.read_text(MLFLOW_RUN_FILE).strip()
     from mlflow.entities import Metric, Param, RunTag
@@ -119,7 +126,7 @@ def log_league(config, run_dir: Path, summary) -> str:
         for field in ("elo", "win_rate", "score_share", "mean_score", "mean_rank", "faults"):
             if getattr(row, field) is not None:  # a bot without games has no rating
                 metrics.append(Metric(metric_key(f"{row.bot}.{field}"), float(getattr(row, field)), now, 0))
-    tags = [RunTag("run_dir", str(Path(run_dir).resolve())),
+    tags = [RunTag("run_dir", str(store.root) if is_url(str(store.root)) else str(Path(store.root).resolve())),
             RunTag("rating", "bradley-terry (2 players) or plackett-luce (3-4), mean bot at 0")]
     for i in range(0, len(params), 100):  # MLflow takes at most 100 params per batch
         client.log_batch(run_id, params=params[i:i + 100])
