@@ -20,11 +20,13 @@ PlayOutOpt = Annotated[Path, typer.Option(
     help="Folder the games people play in the browser are recorded under.")]
 
 
-def free_port(host: str) -> int:
-    """A port free on ``host`` now (what --port 0 serves on; the URL printed names it)."""
+def free_port(host: str, port: int = 0) -> int:
+    """``port`` if it is free on ``host`` now, or (``port`` 0) a free one: what the server listens
+    on, and the URL printed names. An OSError when it cannot be had."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+        s.bind((host, port))
         return s.getsockname()[1]
 
 
@@ -41,9 +43,9 @@ def serve(runs: ServeRuns = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8
         if not folder.is_dir():
             fail(f"{folder}: no such folder (RUNS are folders of runs, or run folders)")
     try:
-        port = free_port(host) if port == 0 else port
+        port = free_port(host, port)
     except OSError as exc:
-        fail(f"--host {host}: cannot listen there ({exc.strerror or exc})")
+        fail(f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc})")
     import uvicorn
 
     from web.app import create_app

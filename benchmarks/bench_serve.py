@@ -137,7 +137,7 @@ def main() -> None:
     shutil.rmtree(served, ignore_errors=True)
     (served / "served").mkdir(parents=True)
     shutil.move(str(run_dir), served / "served" / "big")  # served from inside (a symlink out is refused); back at the end
-    driver = profile = None
+    driver = profile = proc = None
     try:
         from browser_support import NoBrowser, start_chromium
 
@@ -160,9 +160,10 @@ def main() -> None:
             print(f"live      {len(delays)} parts committed: delay to the page median {statistics.median(delays):.2f} s, "
                   f"max {max(delays):.2f} s (the page asks every 1 s)")
         print(f"memory    the server's peak: {server_peak_mb(proc.pid):,.0f} MB over a {args.games:,}-game run")
-        proc.terminate()
-        proc.wait(30)
     finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
         if driver is not None:
             driver.quit()
             shutil.rmtree(profile, ignore_errors=True)

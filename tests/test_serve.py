@@ -187,6 +187,19 @@ def test_a_missing_runs_folder_is_one_line(tmp_path):
                                                   "of runs, or run folders)"]
 
 
+def test_a_port_in_use_is_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["serve", str(tmp_path), "--port", str(port)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [f"error: --host 127.0.0.1 --port {port}: cannot listen there "
+                                                  "(Address already in use)"]
+
+
 @pytest.mark.parametrize("host,warned", [("127.0.0.1", False), ("0.0.0.0", True)])
 def test_the_command_serves_on_the_url_it_prints(tree, host, warned):
     tmp, _ = tree
