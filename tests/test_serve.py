@@ -47,6 +47,10 @@ def tree(tmp_path_factory):
     invoke("sprt", "--bot", "greedy", "--bot", "random", "--workers", "0", "--no-mlflow", "--elo1", "20",
            "--max-pairs", "6", "--seed", "4", "--out", runs / "tests")
     invoke("ratings", "add", runs / "list", runs / "lg")
+    tune = tmp / "tune.yaml"
+    tune.write_text(f"name: tn\nbot: heuristic\nparams: {{line: {{}}, marker: {{c_end: 0.5}}}}\nplayers: 2\n"
+                    f"pairs: 16\nbatch: 4\nseed: 0\nout: {runs}\n", encoding="utf-8")
+    invoke("tune", tune, "--workers", "0", "--no-mlflow")
     with serving([runs], tmp / "played") as base:
         yield tmp, base
 
@@ -62,14 +66,16 @@ def test_the_index_lists_each_run_with_its_kinds_status(tree):
     from kinds import kind_of
 
     rows = {r["url"]: r for r in api(base, "index")["runs"]}
-    assert set(rows) == {"runs/lg", "runs/tests/sprt", "runs/list"}  # the link leads out: not listed
-    for url in ("runs/lg", "runs/tests/sprt"):
+    assert set(rows) == {"runs/lg", "runs/tests/sprt", "runs/list", "runs/tn"}  # the link leads out: not listed
+    for url in ("runs/lg", "runs/tests/sprt", "runs/tn"):
         st = kind_of(tmp / url).status(tmp / url)
         assert (rows[url]["kind"], rows[url]["state"], rows[url]["recorded"], rows[url]["planned"]) == \
                (st.kind, st.state, st.recorded, st.planned)
     assert rows["runs/lg"]["ahead"].startswith("greedy ")
     assert rows["runs/tests/sprt"]["ahead"].startswith("LLR ")
     assert rows["runs/list"]["kind"] == "rating list"
+    final = json.loads((tmp / "runs" / "tn" / "tune.json").read_text())["params"]
+    assert rows["runs/tn"]["ahead"] == "final " + ", ".join(f"{k}={v:.4g}" for k, v in final.items())
     status, page = get(base + "/")
     assert status == 200
     for url in rows:  # each name a link to its run page
@@ -109,6 +115,24 @@ def test_the_sprt_path_ends_at_its_decision(tree):
     assert (path["lower"], path["upper"]) == pytest.approx((result.lower, result.upper))
     status, page = get(f"{base}/run/runs/tests/sprt")
     assert f'id="llr" class="chart" data-points="{result.decision.pairs}"' in page
+
+
+def test_the_tune_page_draws_each_parameters_path(tree):
+    tmp, base = tree
+    from analysis.records import connect
+    from analysis.tune import side_names, tune_steps
+
+    run = tmp / "runs" / "tn"
+    with connect(run) as con:
+        steps = tune_steps(con, side_names(run))
+    data = api(base, "run/runs/tn")["tune"]
+    assert data["steps"] == len(steps) > 1
+    assert data["path"][0] == {"pairs": 0, "theta": steps[0]["theta"]}
+    assert [p["theta"] for p in data["path"]] == [s["theta"] for s in steps]
+    assert data["final"] == json.loads((run / "tune.json").read_text())["params"]
+    status, page = get(f"{base}/run/runs/tn")
+    for i, name in enumerate(steps[0]["theta"]):
+        assert f'id="tune-{i}" class="chart" data-points="{len(steps)}"' in page and f"<title>{name}</title>" in page
 
 
 def test_the_rating_list_page_is_azul_ratings_show(tree):

@@ -135,6 +135,11 @@ def ahead(detail: dict, folder: Path) -> str | None:
             return "no generation yet"
         accepted = [r.get("generation") for r in lineage if r.get("accepted")]
         return f"generation {lineage[-1].get('generation')} of {detail.get('generations')}; accepted {accepted}"
+    from analysis.tune import read_result
+
+    final = (read_result(folder) or {}).get("params")  # a finished tune's outcome
+    if final:
+        return "final " + ", ".join(f"{k}={v:.4g}" for k, v in final.items())
     try:
         steps = tune_path(folder)  # None unless the records are a tune's
     except Exception:  # noqa: BLE001 - damaged records: the run page names the part

@@ -194,7 +194,8 @@ def _tune(tune: dict, data: dict) -> str:
     names = list(path[0]["theta"]) if path else []
     for i, name in enumerate(names):
         points = [(p["pairs"], p["theta"][name]) for p in path if name in p["theta"]]
-        out.append(f"<figure>{line_chart(points, chart_id=f'tune-{i}', title=name, x_label='pairs', y_label=name, marks=len(points) < 40)}</figure>")
+        final = (tune.get("final") or {}).get(name)
+        out.append(f"<figure>{line_chart(points, chart_id=f'tune-{i}', title=name, x_label='pairs', y_label=name, marks=len(points) < 40, levels=[] if final is None else [(final, 'final')])}</figure>")
     return "".join(out)
 
 
