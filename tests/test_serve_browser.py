@@ -70,7 +70,7 @@ def llr_points(driver) -> int:
 
 def test_the_index_shows_a_league_playing_and_its_count_growing(browser, site, tmp_path):
     runs, base = site
-    slow = bot("slow", "SlowBot", seed=1, seconds=0.01)
+    slow = bot("slow", "SlowBot", seed=1, seconds=0.02)  # about 10 s of play: a page sees it grow
     config = tmp_path / "live.yaml"
     config.write_text(yaml.safe_dump(league(runs, [slow, "greedy"], name="live", deals=8, batch_games=2,
                                             flush_seconds=0)))
