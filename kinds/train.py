@@ -332,8 +332,8 @@ def plot_curve(lineage: list[dict], path: Path) -> Path:
 
 
 class TrainKind(RunKind):
-    """A training run: generations of self-play (a league), training and a gate (an SPRT), each
-    generation's runs nested in ``gen-NNN/``; finishing the run finishes them."""
+    """A training run: generations of self-play (a league), training and a gate (an SPRT, or a league at
+    3 and 4 players), each generation's runs nested in ``gen-NNN/``; finishing the run finishes them."""
 
     name, label, article, settings = "train", "training run", "a training run", TRAIN_FILE
     owned = (LINEAGE_FILE, CURVE_FILE, *REPORT_FILES)
