@@ -23,7 +23,7 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
           address: AddressOpt = None, workers: WorkersOpt = None,
           no_mlflow: Annotated[bool, typer.Option("--no-mlflow", help="Do not log the run to MLflow.")] = False,
           ) -> None:
-    """Train the MCTS bot's value network: self-play, train on a window, gate by SPRT, per generation."""
+    """Train the MCTS bot's learned value: self-play, train on a window, gate (an SPRT at 2 players, a Plackett-Luce league at 3 and 4), per generation."""
     from kinds.train import TrainError, load_train_config, run_train
     from tournament.backends import LeagueError
 
