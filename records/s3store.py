@@ -25,6 +25,7 @@ import json
 import os
 import secrets
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -49,6 +50,14 @@ def cache_root() -> Path:
 
 def _md5(data: bytes) -> str:
     return hashlib.md5(data).hexdigest()
+
+
+def _each(work, items) -> list:
+    """``work`` of every item, on threads (requests wait on the network; Parquet encoding releases
+    the GIL); the results in order, the first error raised."""
+    items = list(items)
+    with ThreadPoolExecutor(max_workers=max(1, len(items))) as pool:
+        return list(pool.map(work, items))
 
 
 class S3RunStore:
@@ -153,12 +162,15 @@ class S3RunStore:
             self.held.check()  # a driver whose lock was taken over commits nothing more
         part = number if isinstance(number, str) else f"{number:06d}"
         staged = f"{STAGED}{part}.{secrets.token_hex(4)}/"
-        listed = {}
-        for name, table in part_tables(tables).items():
+
+        def stage(item: tuple[str, pa.Table]) -> tuple[str, dict]:
+            name, table = item
             data = part_bytes(table)
             self.objects.put(f"{staged}{name}.parquet", data)
-            listed[name] = {"object": f"{name}/{part_name(part)}", "staged": f"{staged}{name}.parquet",
-                            "size": len(data), "md5": _md5(data)}
+            return name, {"object": f"{name}/{part_name(part)}", "staged": f"{staged}{name}.parquet",
+                          "size": len(data), "md5": _md5(data)}
+
+        listed = dict(_each(stage, part_tables(tables).items()))  # the four tables at once
         commit = json.dumps({"part": part, "tables": listed}, indent=1).encode()
         if self.objects.put_new(f"{COMMITS}{part}.json", commit) is None:
             for entry in listed.values():
@@ -169,10 +181,8 @@ class S3RunStore:
     def publish(self, listed: dict[str, dict]) -> None:
         """Copy a commit's staged objects to their public names, then remove them (after a driver
         died between its commit and its copies, ``clean_orphans`` finishes them)."""
-        for entry in listed.values():
-            self.objects.copy(entry["staged"], entry["object"])
-        for entry in listed.values():
-            self.objects.delete(entry["staged"])
+        _each(lambda entry: self.objects.copy(entry["staged"], entry["object"]), listed.values())
+        _each(lambda entry: self.objects.delete(entry["staged"]), listed.values())
 
     def part_data(self, part: str, name: str, commit: dict | None = None) -> bytes:
         """The bytes of table ``name`` of committed part ``part``, as its commit says they are
@@ -269,12 +279,17 @@ class S3RunStore:
             if had.get(part) == etag and all((folder / n / part_name(part)).exists() for n in TABLES):
                 continue
             commit = self.commit_of(part)
-            for name in TABLES:
+
+            def fetch(name: str, part=part, commit=commit) -> bytes | ValueError:
                 try:
-                    data = self.part_data(part, name, commit)
+                    return self.part_data(part, name, commit)
                 except ValueError as exc:
+                    return exc
+
+            for name, data in zip(TABLES, _each(fetch, TABLES)):  # the four tables at once
+                if isinstance(data, ValueError):
                     raise DamagedRecords(str(self.url), self.where(commit["tables"][name]["object"]),
-                                         str(exc).split(": ", 1)[1]) from None
+                                         str(data).split(": ", 1)[1])
                 replace_bytes(folder / name / part_name(part), data)
             had[part] = etag
             replace_bytes(folder / VIEW_COMMITS, json.dumps(had).encode())
