@@ -39,7 +39,12 @@ def serve(runs: ServeRuns = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8
     Pages update while the runs play. Stop it with Ctrl-C.
     """
     folders = runs or [Path("runs")]
+    from records.urls import is_url
+
     for folder in folders:
+        if is_url(str(folder)):
+            fail("RUNS on object storage (s3://...) are not served yet: azul serve reads local folders "
+                 "(serve a local copy of the runs)")
         if not folder.is_dir():
             fail(f"{folder}: no such folder (RUNS are folders of runs, or run folders)")
     try:

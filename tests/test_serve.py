@@ -211,6 +211,13 @@ def test_a_missing_runs_folder_is_one_line(tmp_path):
                                                   "of runs, or run folders)"]
 
 
+def test_object_storage_is_refused_in_one_line():
+    result = runner.invoke(app, ["serve", "s3://bucket/runs"])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == ["error: RUNS on object storage (s3://...) are not served yet: "
+                                                  "azul serve reads local folders (serve a local copy of the runs)"]
+
+
 def test_a_port_in_use_is_one_line(tmp_path):
     import socket
 
