@@ -63,6 +63,38 @@ def test_the_compiled_indices_are_the_references(players):
     assert len(used) > 100   # the positions reach many entries: the comparison means something
 
 
+def greedy_round_ends(players, seed):
+    """The round ends of a greedy game: points scored, so the score and margin tables are reached
+    (a random game's scores mostly stay 0)."""
+    import random
+
+    rng, bot = random.Random(seed), make_bot("greedy", seed=seed)
+    state, found = new_game(players, "colored", seed=seed), []
+    while state.phase != "over":
+        if state.phase == "refill":
+            if state.round > 1:
+                found.append(state.clone())
+            state.deal(seed=rng.getrandbits(32))
+        else:
+            state.play(bot.act(state))
+    return found
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_score_margin_and_marker_indices_of_played_games_are_the_references(players):
+    """The references read the scores where the observation holds them: in games with points, the
+    score and margin entries picked vary as the compiled ones do (an observation whose layout moved
+    would read 0 everywhere and train tables that never see a score)."""
+    picked = {"score": set(), "margin": set()}
+    for state in greedy_round_ends(players, seed=players) + greedy_round_ends(players, seed=10 + players):
+        for seat in range(players):
+            got = ntuple_features(state, seat)
+            assert got == features(observation(state, seat)["observation"], players)
+            picked["score"].add(got[-4] - OFFSETS["score"])
+            picked["margin"].add(got[-3] - OFFSETS["margin"])
+    assert len(picked["score"]) > 5 and len(picked["margin"]) > 5
+
+
 def test_feature_indices_ask_for_a_round_end_and_a_seat():
     with pytest.raises(ValueError, match=r"^ntuple_features: a position at a round's end \(phase refill\)"):
         ntuple_features(new_game(2, seed=1), 0)
