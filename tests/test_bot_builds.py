@@ -43,8 +43,9 @@ def test_mcts_bots_and_their_model_are_built_once_per_worker_not_per_game(tmp_pa
         assert summary.recorded == 4 * deals and summary.referee == "compiled"
         seen.append(dict(counts))
     # planning looks at each config bot (its compiled form); then one bot per copy of the mcts bot
-    # (two in its self-play games), kept for every game: six times the games, the same builds
-    assert seen[0] == seen[1] and seen[1]["builds"] <= 6 and seen[1]["reads"] == seen[1]["builds"]
+    # (two in its self-play games), kept for every game: six times the games, the same builds; the
+    # model (the table's shipped one, no model= given) is read at a bot's first search, never again
+    assert seen[0] == seen[1] and seen[1]["builds"] <= 6 and 1 <= seen[1]["reads"] <= seen[1]["builds"]
 
 
 def test_a_reseeded_bot_plays_as_one_built_with_that_seed():
