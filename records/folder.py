@@ -4,17 +4,19 @@
 name, the UTC time and a random suffix); ``folder_run_ids`` tells which runs a folder's records
 hold (older folders have no ``run.json``: their records say). ``quarantine`` moves a file a repair
 cannot read to ``<run>/quarantine/<table>/``, never deleting it. ``take_lock`` is the one writer's
-lock (``.lock``: an flock held while a driver writes the run, with its pid inside, which
+lock (``.lock``: a lock held while a driver writes the run, with its pid inside, which
 ``lock_holder`` reads). ``run_kind`` says what the folder holds: a ``league``, a ``study``, an
 ``sprt`` or a ``tune`` (run.json's ``kind``; older folders: their study or SPRT file, if they have one).
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import re
 import secrets
+import struct
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -42,34 +44,46 @@ def take_lock(run_dir: Path) -> int:
     which holds the lock until it is closed. Raises ``RunInUse`` when another process holds it."""
     run_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    other = _holder(fd)
-    if other is not None:
+    try:
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_WRLCK))
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            os.close(fd)
+            raise
+        other = _pid_in(fd)
         os.close(fd)
-        raise RunInUse(run_dir, other)
+        raise RunInUse(run_dir, other) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
 
 
 def lock_holder(run_dir: str | Path) -> str | None:
-    """The pid of the process writing the run now, or None (the lock is free)."""
+    """The pid of the process writing the run now, or None (the lock is free). Asks without taking
+    the lock (``F_OFD_GETLK``), so a reader never makes a driver starting that moment fail."""
     try:
         fd = os.open(Path(run_dir) / LOCK_FILE, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:
-        return _holder(fd)  # a lock taken here is released when fd closes
+        answer = fcntl.fcntl(fd, fcntl.F_OFD_GETLK, _flock(fcntl.F_WRLCK))
+        return None if struct.unpack(_FLOCK, answer)[0] == fcntl.F_UNLCK else _pid_in(fd)
     finally:
         os.close(fd)
 
 
-def _holder(fd: int) -> str | None:
-    """Lock ``fd`` for this process, or return the pid of the process that holds it."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-    return None
+# The lock is an open file description lock on the whole of .lock (Linux's F_OFD_SETLK: held by
+# the descriptor take_lock returns, released when it closes or its process dies, as flock's), so
+# that lock_holder can ask who holds it (F_OFD_GETLK) without ever holding it for an instant.
+_FLOCK = "hhqqi4x"  # struct flock: l_type, l_whence, l_start, l_len, l_pid
+
+
+def _flock(kind: int) -> bytes:
+    return struct.pack(_FLOCK, kind, os.SEEK_SET, 0, 0, 0)
+
+
+def _pid_in(fd: int) -> str:
+    return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
 
 
 def new_run_id(name: str) -> str:
