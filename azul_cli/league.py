@@ -35,8 +35,8 @@ ConfigArg = Annotated[Path, typer.Argument(
     help="A league config (YAML), e.g. configs/quick.yaml.", metavar="CONFIG", show_default=False)]
 WriteOpt = Annotated[Optional[str], typer.Option(
     "--write", metavar="WHO", help="Who writes the part files: 'driver' (the default) or 'workers', each "
-    "Ray task its own (the run folder must then be on a filesystem every node shares; the config key "
-    "ray.write).")]
+    "Ray task its own (the run folder must then be on a filesystem every node shares, or an s3:// --out; "
+    "the config key ray.write).")]
 PythonRefereeOpt = Annotated[bool, typer.Option(
     "--python-referee", help="Play every game through the Python referee, even between built-in "
     "compiled bots (the same records, slower; the config key python_referee: true).")]

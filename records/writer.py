@@ -35,11 +35,25 @@ class Committed:
         return cls(part, {name: tables[name].select(cols) for name, cols in RECEIPT_COLUMNS.items()})
 
 
-def read_committed(run_dir: Path, number: int | str) -> Committed | None:
-    """The receipt of part ``number`` if its ``games`` part is there (committed), else None."""
-    if not part_path(run_dir, "games", number).exists():
-        return None
-    return Committed(number, {name: pq.read_table(part_path(run_dir, name, number), columns=cols,
+def read_committed(run_dir, number: int | str) -> Committed | None:
+    """The receipt of part ``number`` if it is committed (a folder: its ``games`` part is there; a
+    run on object storage: its commit), else None. ``run_dir``: a folder's path or a store."""
+    if hasattr(run_dir, "commit_of"):  # a run on object storage (records/s3store.py)
+        try:
+            commit = run_dir.commit_of(number)
+        except FileNotFoundError:
+            return None
+
+        def source(name):
+            return pa.BufferReader(run_dir.part_data(number, name, commit))
+    else:
+        folder = Path(run_dir.root if hasattr(run_dir, "write_part") else run_dir)  # a store, or a path
+        if not part_path(folder, "games", number).exists():
+            return None
+
+        def source(name):
+            return part_path(folder, name, number)
+    return Committed(number, {name: pq.read_table(source(name), columns=cols,
                                                   schema=pa.schema([SCHEMAS[name].field(c) for c in cols]))
                               for name, cols in RECEIPT_COLUMNS.items()})
 

@@ -180,8 +180,43 @@ run_league(parse_config({data!r}), progress=False, on_written=kill)
     assert pq.read_table(store.part_files("games")[0]).num_rows > 0
 
 
-def test_workers_writing_to_s3_is_refused_in_one_line(tmp_path, out):
-    path = config(tmp_path, ray={"workers": 1, "write": "workers"})
+def test_ray_tasks_write_their_own_parts_to_s3(tmp_path, out, local_run):
+    """``ray.write: workers``: each task commits its part to the store itself (no node needs the
+    driver's disk); the records are the league's, each game once."""
+    path = config(tmp_path, ray={"workers": 2, "write": "workers"})
     result = azul("league", "run", path, "--out", out, "--quiet", "--no-report")
-    assert result.exit_code == 1 and "ray.write: workers cannot write to object storage yet" in result.output
-    assert "Traceback" not in result.output and not open_store(f"{out}/s3l").is_there()
+    assert result.exit_code == 0 and "18 of 18 recorded" in result.output, result.output
+    store = open_store(f"{out}/s3l")
+    parts = store.committed()
+    assert len(parts) > 1 and all(len(p) == 15 for p in parts)  # NNNNNN-TTTTTTTT: the tasks' parts
+    assert not store.objects.entries("_staged/")
+    ids = read_table(store.view(), "games", ["game_id"]).column("game_id").to_pylist()
+    assert len(ids) == len(set(ids)) == 18
+    for table in TABLES:
+        assert rows(store.view(), table) == rows(local_run, table), table
+
+
+def test_a_retried_task_and_a_killed_drivers_late_task_on_s3(out, local_run):
+    """A task tried twice commits its part once; a task of a killed driver that commits late keeps
+    its own part beside the resumed driver's of the same number (their tokens differ)."""
+    import pyarrow.parquet as pq
+
+    from records.parts import part_path
+    from records.writer import BufferedWriter, read_committed
+    from tournament.backends import _recorded
+    from tournament.repair import repair
+
+    first, second = ({name: pq.read_table(part_path(local_run, name, n)) for name in TABLES} for n in (1, 2))
+    store = open_store(f"{out}/race")
+    orphan = BufferedWriter(store, 1.0, None).reserve()  # the killed driver's task plays on
+    mine = BufferedWriter(store, 1.0, None).reserve()  # the resumed driver's: nothing committed yet
+    assert orphan[:6] == mine[:6] and orphan != mine
+    for _ in range(2):  # the second try of the task finds its part committed: no second copy
+        assert _recorded(second, (str(store), mine)).part == mine
+    _recorded(first, (str(store), orphan))  # the orphaned task commits late
+    assert store.committed() == sorted([orphan, mine]) and not store.objects.entries("_staged/")
+    ids = sorted(read_table(store.view(), "games", ["game_id"]).column("game_id").to_pylist())
+    assert ids == sorted(first["games"].column("game_id").to_pylist() + second["games"].column("game_id").to_pylist())
+    assert read_committed(store, mine).tables["games"].num_rows == second["games"].num_rows
+    assert read_committed(store, "000009-00000000") is None
+    assert not repair(store).changed  # nothing orphaned, nothing twice

@@ -12,14 +12,13 @@ import gc
 import logging
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import pyarrow as pa
 
 from bots import Bot, bot_maker
 from bots.value_file import model_digests, provide_models
-from records.parts import write_part
+from records.store import open_store
 from records.tables import RecordBuffer
 from records.writer import Committed
 
@@ -84,7 +83,10 @@ def _recorded(tables: dict[str, pa.Table], part: tuple[str, str] | None) -> dict
     """A batch's tables, or with ``part`` its receipt once they are written as that part."""
     if part is None:
         return tables
-    write_part(Path(part[0]), part[1], {name: [table] for name, table in tables.items()})
+    try:  # a folder's path, or an s3:// run (records.store.open_store)
+        open_store(part[0]).write_part(part[1], {name: [table] for name, table in tables.items()})
+    except FileExistsError:  # on object storage: an earlier try of this task committed these games
+        pass
     return Committed.of(part[1], tables)
 
 

@@ -134,10 +134,11 @@ def drop_duplicate_games(run_dir: str | Path) -> RepairReport | None:
     """Repair the folder if a game is recorded in two committed parts (tasks that write their own
     parts: one the driver gave up on may commit after its games were played again); None if not.
     Only the ``games`` parts' ids are read unless a game is there twice."""
-    ids = read_table(run_dir, "games", ["game_id"]).column("game_id")
+    store = as_store(run_dir)
+    ids = read_table(store.view(), "games", ["game_id"]).column("game_id")
     if pc.count_distinct(ids).as_py() == len(ids):
         return None
-    return repair(run_dir)
+    return repair(store)
 
 
 def _read_part(path: Path, name: str) -> tuple[pa.Table | None, str | None]:

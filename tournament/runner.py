@@ -139,7 +139,7 @@ class _Stop:
 
 @contextmanager
 def _locked(store):
-    """The run's writer lock (its store's: a folder's flock, an object store's ``.lock``) while the
+    """The run's writer lock (its store's: a folder's lock file, an object store's ``.lock``) while the
     block runs; ``store``: a store, or a run folder's path."""
     try:
         with as_store(store).lock():
@@ -265,9 +265,6 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     format's (tournament/events/); ``kind``: what the run is (``FolderKind``: kinds.LEAGUE, SPRT...).
     """
     store = store_of(config)
-    if is_url(store.root) and config.ray.write == "workers":
-        raise LeagueError(f"{store.root}: ray.write: workers cannot write to object storage yet; "
-                          "use ray.write: driver (the driver writes the parts through the store)")
     started = time.perf_counter()
     try:  # the models, read once here: the workers get their bytes, never a path to read
         config = config.with_models()
@@ -311,6 +308,9 @@ class _Driver:
                  task_retries: int, resubmits: int, on_written, staged: bool, store=None):
         store = store if store is not None else as_store(summary.run_dir)
         self.config, self.run_dir, self.done = config, store.view(), done
+        self.store = store
+        # where a task writes its part: the folder's absolute path, or the run's s3:// URL
+        self.part_root = str(store.root) if is_url(str(store.root)) else str(Path(store.root).resolve())
         self.summary, self.tally, self.progress = summary, tally, progress
         self.task_retries, self.resubmits = task_retries, resubmits
         # Tasks write their own parts (ray.write: workers) in a league of the config's own games;
@@ -389,7 +389,7 @@ class _Driver:
                     if not batch:
                         exhausted = True
                         break
-                part = (str(self.run_dir.resolve()), writer.reserve()) if self.workers_write else None
+                part = (self.part_root, writer.reserve()) if self.workers_write else None
                 in_flight[backend.submit(batch, part, self.stage_config)] = (batch, attempt, part)
             if not in_flight:
                 return True
@@ -399,7 +399,7 @@ class _Driver:
                     tables = backend.get(handle)
                 except getattr(backend, "crash_errors", ()) as exc:
                     # a task that wrote its part before its worker died: its games are recorded
-                    committed = read_committed(self.run_dir, part[1]) if part else None
+                    committed = read_committed(self.store, part[1]) if part else None
                     self.crashed = True
                     for tables in [committed] if committed else _after_crash(
                             games_of(self.config, batch), attempt, exc, self.resubmits, retry, self.config,
@@ -435,7 +435,7 @@ class _Driver:
             # A task that committed after the driver gave up on it (a crash here, or a driver killed
             # before this one resumed) may have recorded games twice: each game once.
             if self.workers_write and (self.crashed or summary.done_before):
-                drop_duplicate_games(self.run_dir)
+                drop_duplicate_games(self.store)
 
 
 @contextmanager
