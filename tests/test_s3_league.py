@@ -180,12 +180,15 @@ run_league(parse_config({data!r}), progress=False, on_written=kill)
     assert pq.read_table(store.part_files("games")[0]).num_rows > 0
 
 
-def test_ray_tasks_write_their_own_parts_to_s3(tmp_path, out, local_run):
+def test_ray_tasks_write_their_own_parts_to_s3(tmp_path, out, local_run, s3_env):  # noqa: F811
     """``ray.write: workers``: each task commits its part to the store itself (no node needs the
-    driver's disk); the records are the league's, each game once."""
+    driver's disk); the records are the league's, each game once. The command runs as a user runs
+    it, its own local Ray inheriting the AWS settings of its environment."""
     path = config(tmp_path, ray={"workers": 2, "write": "workers"})
-    result = azul("league", "run", path, "--out", out, "--quiet", "--no-report")
-    assert result.exit_code == 0 and "18 of 18 recorded" in result.output, result.output
+    env = {**subprocess_env(), **s3_env.env(), "AZUL_S3_CACHE": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-m", "azul_cli", "league", "run", str(path), "--out", out,
+                             "--quiet", "--no-report"], env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "18 of 18 recorded" in result.stdout, result.stdout + result.stderr
     store = open_store(f"{out}/s3l")
     parts = store.committed()
     assert len(parts) > 1 and all(len(p) == 15 for p in parts)  # NNNNNN-TTTTTTTT: the tasks' parts
