@@ -123,6 +123,9 @@ def test_a_second_driver_is_refused_and_resume_and_fresh_work(tmp_path, out):
     assert again.exit_code == 1 and "add --resume" in again.output
     resumed = azul("league", "run", path, "--out", out, "--quiet", "--no-report", "--resume")
     assert resumed.exit_code == 0 and "0 games played" in resumed.output, resumed.output
+    (tmp_path / "other").mkdir()
+    other = azul("league", "run", config(tmp_path / "other", seed=12), "--out", out, "--quiet", "--no-report", "--resume")
+    assert other.exit_code == 1 and f"cannot resume {run}: the config differs" in other.output, other.output
     parts = store.committed()
     fresh = azul("league", "run", path, "--out", out, "--quiet", "--no-report", "--fresh")
     assert fresh.exit_code == 0 and "18 of 18 recorded" in fresh.output

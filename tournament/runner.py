@@ -207,7 +207,7 @@ def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool,
                 before = read_stored_yaml(store, CONFIG_FILE)
             except ConfigError as exc:  # one line: the file, the line and column
                 raise LeagueError(f"cannot resume: {exc}") from None
-            check_resumable(config, before, Path(store.where(CONFIG_FILE)))
+            check_resumable(config, before, store.where(CONFIG_FILE))
         report = repair(store)
     view = store.view()  # the run as a folder reads it (a local run: the folder itself)
     run_id = run_id_of(view) or new_run_id(config.name)  # an older folder keeps its records' id
@@ -230,8 +230,10 @@ def folder_referee(run_dir, referee: str, kept: bool) -> str:
     return referee if before in (None, referee) else "mixed"
 
 
-def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
-    """A run resumes only with the same games: same bots, seats, seeds... (deals may grow)."""
+def check_resumable(config: LeagueConfig, saved: dict, where: str | Path) -> None:
+    """A run resumes only with the same games: same bots, seats, seeds... (deals may grow).
+    ``where``: the run's stored config (a path, or an ``s3://`` URL)."""
+    run = str(Path(where).parent) if not is_url(str(where)) else str(where).rsplit("/", 1)[0]
     try:
         before = parse_config(saved, source=str(where))
     except ConfigError as exc:
@@ -243,10 +245,10 @@ def check_resumable(config: LeagueConfig, saved: dict, where: Path) -> None:
     if config.format != "round-robin" and config.deals != before.deals:  # an event's deals are its games'
         changed.append("deals")
     if changed:
-        raise LeagueError(f"cannot resume {where.parent}: the config differs from the one it was started "
+        raise LeagueError(f"cannot resume {run}: the config differs from the one it was started "
                           f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
     if config.deals < before.deals:
-        raise LeagueError(f"cannot resume {where.parent}: deals went down from {before.deals} to "
+        raise LeagueError(f"cannot resume {run}: deals went down from {before.deals} to "
                           f"{config.deals} (a league can only be extended)")
 
 
