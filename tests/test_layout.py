@@ -66,8 +66,10 @@ def test_command_modules_import_no_cycle_and_not_main():
 # and the record format above it, tournament (the league driver, which only plays) and analysis
 # above those (tournament may use analysis's statistics; analysis never tournament or bots), learn
 # (records to positions, models) above the driver, the run kinds (kinds/) above everything they
-# run, azul_cli on top.
-PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "azul_cli")
+# run, azul_cli on top, and web (azul serve's pages) beside it: a second face over the same
+# packages that draws with some of azul_cli's pieces (the board, the teaching preview, the
+# series, the replay page), while of azul_cli only serve.py (the command that runs it) imports web.
+PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "azul_cli", "web")
 ALLOWED = {
     "engine": set(),
     "bots": {"engine"},
@@ -76,7 +78,8 @@ ALLOWED = {
     "tournament": {"engine", "bots", "records", "analysis"},
     "learn": {"engine", "bots", "records", "tournament", "analysis"},
     "kinds": {"engine", "bots", "records", "tournament", "analysis", "learn"},
-    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn", "kinds"},
+    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "web"},
+    "web": {"engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "azul_cli"},
 }
 # the compiled modules that may cimport the core's C declarations (engine/_core.pxd)
 CORE_CIMPORTERS = {"engine", "bots", "tournament/_fastloop.pyx"}
@@ -114,6 +117,17 @@ def test_each_package_imports_only_the_layers_below(package):
         wrong = sorted(tops & set(PACKAGES) - ALLOWED[package] - {package})
         assert not wrong, (f"{path.relative_to(ROOT)} imports {wrong}: {package} may import only "
                            f"{sorted(ALLOWED[package]) or 'nothing of the project'}")
+
+
+def test_web_and_the_command_line_meet_only_at_azul_serve():
+    """Of azul_cli, only serve.py imports web; web imports neither the command (serve) nor the app
+    (main): its pages use azul_cli's drawing pieces, never a command."""
+    importers = sorted(path.name for path in source_files("azul_cli")
+                       if any(n.split(".")[0] == "web" for n in imports_of(path, "azul_cli")))
+    assert importers == ["serve.py"], importers
+    for path in source_files("web"):
+        wrong = {n for n in imports_of(path, "web") if n.startswith(("azul_cli.main", "azul_cli.serve"))}
+        assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
 
 
 def module_graph() -> dict[str, set[str]]:
