@@ -9,6 +9,7 @@ object store). Drivers run as ``azul league run --address`` in subprocesses, as 
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -25,9 +26,10 @@ from tournament.runner import run_league
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A head (no task CPUs) and two worker nodes; their workers can import tests/ modules."""
+@contextlib.contextmanager
+def three_nodes():
+    """A head (no task CPUs) and two worker nodes, started with this process's environment; their
+    workers can import tests/ modules. Yields the cluster and its worker nodes."""
     paths = [str(TESTS), str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -35,10 +37,18 @@ def cluster():
 
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": 80 * 2**20,
                                                       "include_dashboard": False})
-    nodes = [c.add_node(**NODE), c.add_node(**NODE)]
-    c.wait_for_nodes()
-    yield c, nodes
-    c.shutdown()
+    try:
+        nodes = [c.add_node(**NODE), c.add_node(**NODE)]
+        c.wait_for_nodes()
+        yield c, nodes
+    finally:
+        c.shutdown()
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with three_nodes() as made:
+        yield made
 
 
 def finish(config, address: str, *extra: str, timeout: float = 240) -> str:
