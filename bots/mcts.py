@@ -166,14 +166,15 @@ class MCTSBot(Bot):
 # ---------------------------------------------------------------- presets
 # The strongest MCTS per player count, each a bot type of its own (``mcts-2p:iterations=1000``):
 # the learned value of the table's player count (evaluator=value: the n-tuple tables value-Np) with
-# the exploration ``azul tune`` found for it at 200 iterations (configs/tunes/mcts-value-Np.yaml,
-# docs/tune.md "Tuned values"; at 3 and 4 players with greedy in the other seats); checked by SPRT
+# the exploration ``azul tune`` found for it (configs/tunes/mcts-value-Np.yaml, docs/tune.md "Tuned
+# values": at 2 players at 10,000 iterations, about 0.05 s a move, the best value growing with the
+# budget; at 3 and 4 players at 200 iterations, greedy in the other seats); checked by SPRT
 # at 2 players and by Plackett-Luce leagues at 3 and 4 (docs/train.md). Before them, mcts-2p was
 # the heuristic value with exploration 0.1458 and value_scale 2.598 (configs/tunes/mcts-2p.yaml):
 # written out in full, ``mcts:exploration=0.1458,value_scale=2.598``. MCTS's own defaults do not
 # change.
 PRESETS: dict[str, dict[str, float | str]] = {
-    "mcts-2p": {"evaluator": "value", "exploration": 0.05455},
+    "mcts-2p": {"evaluator": "value", "exploration": 0.1638},
     "mcts-3p": {"evaluator": "value", "exploration": 0.07767},
     "mcts-4p": {"evaluator": "value", "exploration": 0.04046},
 }
