@@ -44,6 +44,10 @@ def tree(tmp_path_factory):
     run_league(parse_config(league(tmp / "outside", [{"name": SECRET, "type": "random"}, "greedy"], name="secret",
                                    deals=1)), progress=False)
     (runs / "link").symlink_to(tmp / "outside" / "secret")
+    copies = runs / "mlartifacts" / "0123" / "artifacts"  # MLflow's copy of a run's small files: no run
+    copies.mkdir(parents=True)
+    for name in ("config.yaml", "standings.csv", "standings.json"):
+        (copies / name).write_bytes((runs / "lg" / name).read_bytes())
     invoke("sprt", "--bot", "greedy", "--bot", "random", "--workers", "0", "--no-mlflow", "--elo1", "20",
            "--max-pairs", "6", "--seed", "4", "--out", runs / "tests")
     invoke("ratings", "add", runs / "list", runs / "lg")
@@ -66,7 +70,8 @@ def test_the_index_lists_each_run_with_its_kinds_status(tree):
     from kinds import kind_of
 
     rows = {r["url"]: r for r in api(base, "index")["runs"]}
-    assert set(rows) == {"runs/lg", "runs/tests/sprt", "runs/list", "runs/tn"}  # the link leads out: not listed
+    # the link leads out, MLflow's copies are no run: neither listed
+    assert set(rows) == {"runs/lg", "runs/tests/sprt", "runs/list", "runs/tn"}
     for url in ("runs/lg", "runs/tests/sprt", "runs/tn"):
         st = kind_of(tmp / url).status(tmp / url)
         assert (rows[url]["kind"], rows[url]["state"], rows[url]["recorded"], rows[url]["planned"]) == \

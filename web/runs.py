@@ -20,7 +20,7 @@ from pathlib import Path
 
 from analysis.rating_list import LIST_FILE
 from records.columns import TABLES
-from records.names import CONFIG_FILE, QUARANTINE, RUN_FILE
+from records.names import QUARANTINE, RUN_FILE
 from records.parts import has_records
 from records.store import RunStore
 
@@ -38,8 +38,9 @@ class Found:
 
 
 def is_run(folder: Path) -> bool:
-    store = RunStore(folder)
-    return store.exists(RUN_FILE) or store.exists(CONFIG_FILE) or has_records(folder)
+    """A run folder: its run.json, or records (a folder from before run.json). A config.yaml alone
+    is not one: MLflow keeps a copy of each run's under mlartifacts/, beside the runs."""
+    return RunStore(folder).exists(RUN_FILE) or has_records(folder)
 
 
 def is_rating_list(folder: Path) -> bool:
