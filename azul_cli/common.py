@@ -193,7 +193,8 @@ def write_text(path: Path, text: str) -> None:
 
 # ---------------------------------------------------------------- options and lines every run command shares
 OutOpt = Annotated[Optional[Path], typer.Option(
-    "--out", metavar="DIR", help="Folder for the run (records go to DIR/<name>/); default: the config's out.")]
+    "--out", metavar="DIR", help="Folder (or s3://BUCKET/PREFIX) for the run (records go to DIR/<name>/); "
+    "default: the config's out.")]
 AddressOpt = Annotated[Optional[str], typer.Option(
     "--address", metavar="ADDR", help="Join this Ray cluster (host:port, or 'auto'); default: RAY_ADDRESS, "
     "else start a local Ray.")]

@@ -54,7 +54,8 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
              "--max-pairs", metavar="N", min=1, help="Stop undecided after N pairs (default 10000).",
              show_default=False)] = None,
          out: Annotated[Optional[Path], typer.Option(
-             "--out", metavar="DIR", help="Folder for the run (records go to DIR/<name>/; default runs).",
+             "--out", metavar="DIR", help="Folder (or s3://BUCKET/PREFIX) for the run (records go to DIR/<name>/; "
+             "default runs).",
              show_default=False)] = None,
          name: Annotated[Optional[str], typer.Option(help="The run's name (default sprt).",
                                                      show_default=False)] = None,

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, fail, print_json, print_referee,
-                     referee_text)
+from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, fail, os_error_message,
+                     print_json, print_referee, referee_text)
 from .progress import StatusLine
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
             outcome = run_tune(config, resume=resume, fresh=fresh, progress=line.update, league=league)
     except (LeagueError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:  # a folder that cannot be written, an object store that refuses...
+        fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the tune "
+             "with --resume")
     if outcome.interrupted:  # values half-way are no tune's result: only where it stands
         d = outcome.as_dict()
         console.print(f"stopped after {d['pairs']:,} of {d['total_pairs']:,} pairs: the same command with --resume "

@@ -28,20 +28,18 @@ import yaml
 
 from analysis import sprt
 from analysis.sprt_run import SprtResult, in_order, pair_cells, sprt_result
-from records.folder import lock_holder, run_kind
+from records.folder import run_kind
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, SPRT_FILE
-from records.store import RunStore
+from records.store import as_store
 
 from .base import RunKind, command_line, register
-from records.parts import has_records
-
 from tournament.backends import LeagueError
 from engine.errors import field_name, shown
 from engine.rules import VARIANTS
 
 from tournament.config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
                      parse_config, read_yaml)
-from tournament.runner import LeagueSummary, run_dir_of, run_league
+from tournament.runner import LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, Slice, derive_seed, league_games
 from tournament.stages import Results
 from tournament.tracking import logged
@@ -93,7 +91,7 @@ class SprtSettings:
             if value is not None:
                 check_int(value, f"seeds[{i}]", 0, MAX_SEED)
         check_name(self.name)
-        check_out(self.out)
+        check_out(self.out, urls=True)
         if self.workers is not None:
             check_int(self.workers, "workers", 0)
         if self.address is not None and (not isinstance(self.address, str) or not self.address):
@@ -179,7 +177,7 @@ class SprtProgress:
 @dataclass
 class SprtOutcome:
     result: SprtResult
-    run_dir: Path
+    run_dir: Path | str  # a folder, or the run's s3:// URL
     seconds: float
     interrupted: bool = False
     played: int = 0  # games this run played
@@ -226,12 +224,13 @@ KEPT = (("new", "--bot (the new bot)"), ("base", "--bot (the base bot)"), ("vari
         ("alpha", "--alpha"), ("beta", "--beta"), ("model", "--model"))
 
 
-def stored_fields(run_dir: str | Path) -> dict | None:
-    """The ``SprtSettings`` fields of the test in ``run_dir`` (its ``sprt.yaml`` and
-    ``config.yaml``: the bots, the test, the variant and the seeds), or None when the folder
-    holds no test; a ValueError names a file that cannot be read. ``azul sprt --resume`` takes
-    what its options do not restate from here."""
-    run_dir, store = Path(run_dir), RunStore(run_dir)
+def stored_fields(run_dir) -> dict | None:
+    """The ``SprtSettings`` fields of the test in ``run_dir`` (a folder, an ``s3://`` run or a
+    store: its ``sprt.yaml`` and ``config.yaml``: the bots, the test, the variant and the seeds),
+    or None when it holds no test; a ValueError names a file that cannot be read. ``azul sprt
+    --resume`` takes what its options do not restate from here."""
+    store = as_store(run_dir)
+    run_dir = store.root
     if not store.exists(SPRT_FILE):
         return None
     try:
@@ -314,29 +313,30 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
         league = settings.league()
     except ValueError as exc:
         raise LeagueError(str(exc)) from None
-    run_dir = run_dir_of(league)
-    saved, store = settings.saved(), RunStore(run_dir)
-    if has_records(run_dir) and not fresh:
+    store = store_of(league)  # a folder, or a run on object storage
+    run_dir, saved = store.root, settings.saved()
+    if store.has_records() and not fresh:
         if not resume:
             raise LeagueError(f"{run_dir} already holds this test's records: add --resume to finish "
                               "it, --fresh to start it over, or choose another --out or --name")
-        if run_kind(run_dir) != SPRT.name:
-            raise LeagueError(SPRT.refuse(run_dir, run_kind(run_dir)))
+        kind = run_kind(store.view(parts=False))
+        if kind != SPRT.name:
+            raise LeagueError(SPRT.refuse(run_dir, kind))
         try:
-            before = stored_fields(run_dir)
+            before = stored_fields(store)
         except ValueError as exc:
             raise LeagueError(str(exc)) from None
         if before is None:
             raise LeagueError(f"cannot resume {run_dir}: it holds no {SPRT_FILE} (the test's settings)")
         check_resumable(settings, SprtSettings(**before), run_dir)
-    holder = lock_holder(run_dir)
+    holder = store.holder()
     if holder is not None:
         raise LeagueError(f"{run_dir}: another driver (pid {holder}) is writing this run")
     store.write_text(SPRT_FILE, yaml.safe_dump(saved, sort_keys=False))
     was_logged = store.exists(MLFLOW_RUN_FILE)
     summary = run_league(league, resume=resume, fresh=fresh, on_written=on_written,
                          schedule=SprtSchedule(league, saved, progress, started), kind=SPRT)
-    outcome = SprtOutcome(sprt_result(run_dir), run_dir, time.perf_counter() - started, summary.interrupted,
+    outcome = SprtOutcome(sprt_result(store.view()), run_dir, time.perf_counter() - started, summary.interrupted,
                           summary.played, summary=summary)
     if league.mlflow.enabled and not outcome.interrupted and (summary.played or not was_logged):
         outcome.mlflow_run_id, outcome.mlflow_error = logged(lambda: log_sprt(league, outcome))
@@ -360,7 +360,7 @@ def log_sprt(league: LeagueConfig, outcome: SprtOutcome) -> str:
     params = [Param(f"sprt.{k}", str(v)) for k, v in outcome.result.settings.items()]
     client.log_batch(run_id, metrics=metrics, params=params,
                      tags=[RunTag("sprt.verdict", r["verdict"])])
-    client.log_artifact(run_id, str(RunStore(outcome.run_dir).local(SPRT_FILE)))
+    client.log_artifact(run_id, str(as_store(outcome.run_dir).local(SPRT_FILE)))
     return run_id
 
 

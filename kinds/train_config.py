@@ -12,7 +12,7 @@ from engine.errors import shown
 from learn.data import TARGETS
 from records.read import read_table
 from records.store import RunStore
-from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, read_yaml
+from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_out, read_yaml
 
 from .base import with_options
 from .sprt import SprtSettings
@@ -112,6 +112,7 @@ def _check(c: TrainConfig) -> None:
     SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
                  seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
                  mlflow=c.mlflow).check()
+    check_out(c.out)  # a folder: a training run does not go to object storage (the SPRT's check takes s3://)
     check_int(c.max_deals, "gate.max_deals", 2, 10**6)
     check_choice(c.field, "gate.field", GATE_FIELDS)
     if c.players == 4 and c.deals % 2:

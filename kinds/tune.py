@@ -33,12 +33,11 @@ import pyarrow.compute as pc
 import yaml
 
 from records.names import REPORT_FILES, TUNE_FIGURE, TUNE_FILE, TUNE_RESULT
-from records.parts import has_records
-from records.store import RunStore
+from records.store import RunStore, as_store
 
 from tournament.backends import LeagueError
 from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
-from tournament.runner import LeagueSummary, run_dir_of, run_league
+from tournament.runner import LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, game_id, seat_cycle
 from tournament.stages import Results, Stage
 from tournament.tracking import logged
@@ -167,7 +166,7 @@ class TuneSchedule:
 
 @dataclass
 class TuneOutcome:
-    run_dir: Path
+    run_dir: Path | str  # a folder, or the run's s3:// URL
     config: TuneConfig
     steps: list[TuneStep]
     seconds: float
@@ -225,9 +224,9 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
         league = league or league_of(config, address, mlflow)
     except ConfigError as exc:
         raise LeagueError(str(exc)) from None
-    run_dir = run_dir_of(league)
-    saved, store = config.saved(), RunStore(run_dir)
-    if resume and not fresh and has_records(run_dir) and store.exists(TUNE_FILE):
+    store = store_of(league)  # a folder, or a run on object storage
+    run_dir, saved = store.root, config.saved()
+    if resume and not fresh and store.has_records() and store.exists(TUNE_FILE):
         try:
             before = read_stored_yaml(store, TUNE_FILE)
         except ConfigError as exc:  # one line: the file, the line and column
@@ -237,7 +236,7 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
             if changed:
                 raise LeagueError(f"cannot resume {run_dir}: the tune differs from the one it was started "
                                   f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
-    if fresh or not has_records(run_dir) or not store.exists(TUNE_FILE):
+    if fresh or not store.has_records() or not store.exists(TUNE_FILE):
         store.write_text(TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
     schedule = TuneSchedule(config, league, progress, started)
     summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind=TUNE)
@@ -273,8 +272,9 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     for i in range(0, len(metrics), 1000):
         client.log_batch(run_id, metrics=metrics[i:i + 1000],
                          params=[Param("tune.spec", outcome.spec())] if i == 0 else [])
+    store = as_store(outcome.run_dir)
     for name in (TUNE_FILE, TUNE_RESULT, TUNE_FIGURE):
-        client.log_artifact(run_id, str(RunStore(outcome.run_dir).local(name)))
+        client.log_artifact(run_id, str(store.local(name)))
     return run_id
 
 
