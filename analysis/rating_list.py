@@ -107,29 +107,31 @@ class RatingList:
         (``include`` takes a bot off the excluded). A run the list holds already (by run id), or
         given twice, is refused, and nothing is written."""
         from records.folder import run_id_of
+        from records.urls import is_url
 
         from .records import check_runs
 
         last = self.last or Version(0, [])
         held = {r["run_id"]: r["path"] for r in last.runs}
         runs = []
-        for d in run_dirs:
-            d = Path(d)
+        for given in run_dirs:
+            where, d = _located(given)  # where the list finds it again; a folder that reads as it
+            shown = where if is_url(where) else str(d)
             if not (d / "games").is_dir():
-                raise RatingListError(f"{d}: not a run folder (no games records)")
+                raise RatingListError(f"{shown}: not a run folder (no games records)")
             run_id = run_id_of(d)
             if run_id is None:
-                raise RatingListError(f"{d}: no run id (run.json) and no records")
+                raise RatingListError(f"{shown}: no run id (run.json) and no records")
             if run_id in {r["run_id"] for r in runs}:
-                raise RatingListError(f"{d}: run {run_id} is given twice (also as {held[run_id]})")
+                raise RatingListError(f"{shown}: run {run_id} is given twice (also as {held[run_id]})")
             if run_id in held:
-                raise RatingListError(f"{d}: run {run_id} is already in the list (from {held[run_id]})")
+                raise RatingListError(f"{shown}: run {run_id} is already in the list (from {held[run_id]})")
             try:
                 check_runs(d)  # a damaged part is found now, not by every show after
             except ValueError as exc:
                 raise RatingListError(str(exc)) from None
-            held[run_id] = str(d)
-            runs.append({"run_id": run_id, "path": str(d.resolve())})
+            held[run_id] = shown
+            runs.append({"run_id": run_id, "path": where})
         if not runs and anchor is None and not exclude and not include and not rename:
             raise RatingListError("nothing to add: give runs, or settings to change")
         names = {**last.rename, **(rename or {})}
@@ -202,14 +204,26 @@ def version_dirs(version: Version) -> list[Path]:
 
     dirs = []
     for run in version.runs:
-        d = Path(run["path"])
+        where, d = _located(run["path"])
         found = run_id_of(d) if (d / "games").is_dir() else None
         if found != run["run_id"]:
             what = "holds run " + found if found else "holds no run"
-            raise RatingListError(f"run {run['run_id']} of version {version.number} is not at {d} any more "
+            raise RatingListError(f"run {run['run_id']} of version {version.number} is not at {where} any more "
                                   f"(that folder {what}): move it back, or start a list without it")
         dirs.append(d)
     return dirs
+
+
+def _located(run: str | Path) -> tuple[str, Path]:
+    """Where a run is, as the list keeps it (a folder's absolute path, or an ``s3://`` URL), and a
+    local folder that reads as it (the folder, or the run's view: records.store.local_run)."""
+    from records.store import local_run, open_store
+    from records.urls import is_url
+
+    if is_url(str(run)):
+        where = str(open_store(run).root)  # typer's s3:/B/P as s3://B/P
+        return where, local_run(where)
+    return str(Path(run).resolve()), Path(run)
 
 
 def version_bots(version: Version) -> list[str]:

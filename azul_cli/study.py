@@ -20,7 +20,8 @@ app = typer.Typer(name="study", no_args_is_help=True, pretty_exceptions_show_loc
 
 BotOpt = Annotated[str, typer.Option("--bot", metavar="SPEC", help="The base bot (a spec, docs/bots.md).")]
 DealsOpt = Annotated[int, typer.Option("--deals", min=1, help="Deals; each plays control and every treatment.")]
-OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Records go to DIR/<name>/.")]
+OutOpt = Annotated[Path, typer.Option("--out", metavar="DIR", help="Records go to DIR/<name>/ (a folder, or "
+                                      "s3://BUCKET/PREFIX).")]
 NameOpt = Annotated[Optional[str], typer.Option(
     "--name", help="The run's name (default: from the study, e.g. marker-greedy-2p).")]
 FieldOpt = Annotated[Optional[list[str]], typer.Option(
@@ -76,7 +77,7 @@ def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A stu
     _play(study, resume, fresh, quiet, format)
 
 
-def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A study's run folder.")],
+def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A study's run folder (or s3:// run).")],
          format: FormatOpt = Format.table) -> None:
     """The effects of a study already played."""
     _print(run_dir, format)
@@ -128,8 +129,10 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
 def _print(run_dir: Path, format: Format) -> None:
     from analysis.records import connect
     from analysis.studies import read_study, study_effects
+    from records.store import local_run
 
     try:
+        run_dir = local_run(run_dir)  # a folder, or the local view of a run on object storage
         with connect(run_dir) as con:
             frame = study_effects(con, read_study(run_dir))
     except (ValueError, OSError) as exc:

@@ -27,15 +27,14 @@ from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
 from records.names import CONFIG_FILE, STUDY_FILE
-from records.store import RunStore
-from records.parts import has_records
+from records.store import RunStore, as_store
 
 from engine.errors import shown
 from engine.rules import VARIANTS
 
 from tournament.config import (MAX_SEED, BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_choice,
                      check_int, check_name, check_out, read_yaml)
-from tournament.runner import LeagueProgress, LeagueSummary, run_dir_of, run_league
+from tournament.runner import LeagueProgress, LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
 from tournament.stages import OneStage
 
@@ -74,7 +73,7 @@ class StudyConfig:
         check_choice(self.variant, "variant", VARIANTS)
         check_int(self.deals, "deals", 1)
         check_int(self.seed, "seed", 0, MAX_SEED)
-        check_out(self.out)
+        check_out(self.out, urls=True)  # a folder, or s3://BUCKET/PREFIX
         if self.workers is not None:
             check_int(self.workers, "workers", 0)
         if not isinstance(self.mlflow, bool):
@@ -238,16 +237,16 @@ def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
     """Play a study's games on the league driver and write ``study.json`` beside the records
     (also before the first game, so that a stopped study's folder says what it studied)."""
     config = league_config(study)
-    if fresh or not has_records(run_dir_of(config)):
-        run_dir_of(config).mkdir(parents=True, exist_ok=True)
-        write_study_file(study, run_dir_of(config))
+    store = store_of(config)  # a folder, or a run on object storage
+    if fresh or not store.has_records():
+        write_study_file(study, store)
     summary = run_league(config, resume=resume, fresh=fresh, progress=progress,
                          schedule=OneStage(study_games(study)), kind=STUDY)
-    write_study_file(study, run_dir_of(config))
+    write_study_file(study, store)
     return summary
 
 
-def write_study_file(study: StudyConfig, run_dir: Path) -> None:
+def write_study_file(study: StudyConfig, run_dir) -> None:
     """``study.json``: the base bot, field and seats, and per intervention its label, bot spec and
     how a league shows that choice (``Intervention.observe``)."""
     record = {"format": "azul-study/1", "bot": study.bot, "players": study.players,
@@ -256,7 +255,7 @@ def write_study_file(study: StudyConfig, run_dir: Path) -> None:
               "interventions": [{"label": label, "spec": study.treatment_spec(label),
                                  "observe": parse_intervention(_params(label)).observe()}
                                 for label in study.labels]}
-    RunStore(run_dir).write_text(STUDY_FILE, json.dumps(record, indent=2) + "\n")
+    as_store(run_dir).write_text(STUDY_FILE, json.dumps(record, indent=2) + "\n")
 
 
 def _saved_study(run_dir: Path) -> tuple[dict, dict] | None:

@@ -197,8 +197,7 @@ def test_brackets_in_paths_and_names_are_printed_as_text(tmp_path):
     assert elo.exit_code == 0 and "[bold red]boss" in elo.output
 
 
-@pytest.mark.parametrize("args", [  # league run, sprt and tune take them: tests/test_s3_league.py, test_s3_sprt_tune.py
-    ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", "s3://bucket/runs"],
+@pytest.mark.parametrize("args", [  # league run, sprt, tune and study take them: tests/test_s3_*.py
     ["train", "TRAIN", "--out", "s3://bucket/runs"],
 ])
 def test_an_object_store_url_is_refused_and_no_folder_named_s3_is_made(tmp_path, monkeypatch, args):
