@@ -224,9 +224,9 @@ def repair(run_dir: RunDirArg) -> None:
     _print_repair(console, report)
     from kinds import finish_command, kind_of
 
-    if remote:
-        console.print(f"finish the {kind_of(store.view(parts=False)).label} with: azul league run CONFIG "
-                      f"--out {str(store).rsplit('/', 1)[0]} --resume", soft_wrap=True)
+    if remote:  # its kind's command, named by the run's URL
+        console.print(f"finish the {kind_of(store.view(parts=False)).label} with: {finish_command(str(store))}",
+                      soft_wrap=True)
         return
     console.print(f"finish the {kind_of(run_dir).label} with: {finish_command(run_dir)}", soft_wrap=True)
 

@@ -95,8 +95,7 @@ class RunKind:
         driver = store.holder() if store is not None else lock_holder(run_dir)
         finished = self.is_finished(run_dir, recorded, planned)
         state = "running" if driver is not None else "finished" if finished else "stopped"
-        finish = None if finished else finish_command(run_dir) if store is None else \
-            f"azul league run CONFIG --out {str(store).rsplit('/', 1)[0]} --resume"
+        finish = None if finished else finish_command(run_dir if store is None else str(store))
         name = run_dir.name if store is None else str(store).rsplit("/", 1)[-1]
         return RunStatus(self.name, name, recorded, planned, state, finish, driver, self.detail(run_dir),
                          self.decides)
@@ -146,12 +145,26 @@ def parent_run(run_dir: Path) -> Path | None:
 
 def finish_command(run_dir: str | Path) -> str:
     """How to finish the run in ``run_dir``: its kind's command, or, for a run nested in another
-    (a training run's self-play league or gate), the command that finishes the outer run."""
+    (a training run's self-play league or gate), the command that finishes the outer run. A run
+    on object storage (an ``s3://`` URL; never a nested one: training runs are local) is named by
+    its URL, its kind read from its view."""
+    if is_url(str(run_dir)):
+        store = open_store(run_dir)
+        return kind_of(store.view(parts=False)).finish_command(str(store))
     run_dir = Path(run_dir)
     outer = parent_run(run_dir)
     if outer is not None:
         return kind_of(outer).finish_command(outer)
     return kind_of(run_dir).finish_command(run_dir)
+
+
+def out_and_name(run_dir: str | Path) -> tuple[str, str]:
+    """A run's ``--out`` and ``--name``: a folder's parent and name, or an ``s3://`` run's URL
+    split at its last ``/``."""
+    if is_url(str(run_dir)):
+        out, _, name = str(open_store(run_dir)).rpartition("/")
+        return out, name
+    return str(Path(run_dir).parent), Path(run_dir).name
 
 
 def with_options(fields: dict, **options) -> dict:

@@ -7,9 +7,10 @@ from typing import Any
 
 from records.names import CONFIG_FILE
 from records.store import RunStore
+from records.urls import is_url
 from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
 
-from .base import RunKind, command_line, register
+from .base import RunKind, command_line, out_and_name, register
 
 
 def saved_config(run_dir: Path) -> LeagueConfig | None:
@@ -65,6 +66,8 @@ class LeagueKind(RunKind):
     name, label, article = "league", "league", "a league"
 
     def finish_command(self, run_dir: Path) -> str:
+        if is_url(str(run_dir)):  # its config.yaml is on the store: the user's own config file
+            return command_line(["azul", "league", "run", "CONFIG", "--out", out_and_name(run_dir)[0], "--resume"])
         return command_line(["azul", "league", "run", RunStore(run_dir).where(CONFIG_FILE), "--out",
                              str(run_dir.parent), "--resume"])
 

@@ -32,7 +32,7 @@ from records.folder import run_kind
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, SPRT_FILE
 from records.store import as_store
 
-from .base import RunKind, command_line, register
+from .base import RunKind, command_line, out_and_name, register
 from tournament.backends import LeagueError
 from engine.errors import field_name, shown
 from engine.rules import VARIANTS
@@ -391,7 +391,8 @@ class SprtKind(RunKind):
     decides = True
 
     def finish_command(self, run_dir: Path) -> str:
-        where = ["--out", str(run_dir.parent), "--name", run_dir.name]
+        out, name = out_and_name(run_dir)  # a folder, or an s3:// run
+        where = ["--out", out, "--name", name]
         try:
             test = stored_fields(run_dir)  # the settings as a resume reads them back
         except ValueError:

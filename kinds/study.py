@@ -27,7 +27,7 @@ from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
 from records.names import CONFIG_FILE, STUDY_FILE
-from records.store import RunStore, as_store
+from records.store import as_store
 
 from engine.errors import shown
 from engine.rules import VARIANTS
@@ -38,7 +38,7 @@ from tournament.runner import LeagueProgress, LeagueSummary, run_league, store_o
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
 from tournament.stages import OneStage
 
-from .base import RunKind, command_line, register, with_options
+from .base import RunKind, command_line, out_and_name, register, with_options
 
 CONTROL = "control"  # games.intervention of a control game
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
@@ -262,7 +262,7 @@ def _saved_study(run_dir: Path) -> tuple[dict, dict] | None:
     """A study folder's ``study.json`` and ``config.yaml`` as mappings (None if either is unreadable)."""
     from tournament.config import read_stored_yaml
 
-    store = RunStore(run_dir)
+    store = as_store(run_dir)
     try:
         study = json.loads(store.read_text(STUDY_FILE))
         config = read_stored_yaml(store, CONFIG_FILE)
@@ -277,7 +277,8 @@ class StudyKind(RunKind):
     name, label, article, settings = "study", "study", "a study", STUDY_FILE
 
     def finish_command(self, run_dir: Path) -> str:
-        where = ["--out", str(run_dir.parent), "--name", run_dir.name]
+        out, name = out_and_name(run_dir)  # a folder, or an s3:// run
+        where = ["--out", out, "--name", name]
         saved = _saved_study(run_dir)
         study, config = saved or ({}, {})
         labels = [i.get("label") for i in study.get("interventions", [])]
@@ -290,7 +291,7 @@ class StudyKind(RunKind):
             return command_line(args + where + ["--resume"])
         return (f"the azul study command (or study file) that started this study, with --resume and "
                 f"its records in {command_line(where)} (azul study run FILE --out "
-                f"{command_line([str(run_dir.parent)])} --resume for a study file)")
+                f"{command_line([out])} --resume for a study file)")
 
     def planned_games(self, run_dir: Path) -> int | None:
         saved = _saved_study(run_dir)

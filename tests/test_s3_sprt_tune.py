@@ -4,6 +4,7 @@ and a stopped one finished with ``--resume`` from what the store keeps."""
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
 
 import yaml
@@ -39,8 +40,11 @@ def test_an_sprt_to_s3_is_the_local_test_and_resumes_from_the_store(tmp_path, ou
     assert first.interrupted and first.run_dir == run and 0 < first.played < 2 * local["pairs"]
     store = open_store(run)
     assert not store.exists(".lock") and store.exists("sprt.yaml") and not (tmp_path / "s3:").exists()
-    again = azul("sprt", "--out", out, "--resume", "--workers", "0", "-f", "json")  # bots, seed, elo1: the store's
-    there = _json(again)
+    status = azul("league", "status", run)  # where it stands, and the command that finishes it
+    assert status.exit_code == 0 and status.output.startswith("SPRT sprt: "), status.output
+    finish = shlex.split(status.output.split("finish it with: ", 1)[1].strip()[:-1])  # the store's settings, its URL
+    assert finish[:2] == ["azul", "sprt"] and finish[-5:] == ["--out", out, "--name", "sprt", "--resume"], finish
+    there = _json(azul(*finish[1:], "--workers", "0", "-f", "json"))
     assert there["run_dir"] == run and there["new"] == "greedy" and there["elo1"] == 20
     assert {k: there[k] for k in KEPT} == {k: local[k] for k in KEPT}
     view = store.view()
@@ -71,6 +75,9 @@ def test_a_tune_to_s3_finds_the_local_tunes_values_and_resumes_from_the_store(tm
     first = run_tune(parse_tune(tune_data(out)), mlflow=False, progress=stop)
     run = f"{out}/t"
     assert first.interrupted and len(first.steps) == 2 and first.run_dir == run
+    status = azul("league", "status", run)
+    assert status.exit_code == 0 and f"azul tune TUNE.yaml --out {out} --resume (TUNE.yaml: the tune file that " \
+        f"started it, as {run}/tune.yaml keeps it)" in status.output, status.output
     there = _json(azul("tune", local_file, "--out", out, "--resume", "--no-mlflow", "-f", "json"))
     assert there["run_dir"] == run and there["complete"]
     for key in ("params", "spec", "spread", "last", "yaml"):
