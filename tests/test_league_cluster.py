@@ -26,10 +26,28 @@ from tournament.runner import run_league
 NODE = {"num_cpus": 1, "object_store_memory": 80 * 2**20}
 
 
+def add_node(c, home: str | None = None):
+    """A worker node of ``NODE``'s size; with ``home``, one that works in a folder of its own, as a
+    machine of its own does: its raylet (and so its workers) started in ``home``, its Ray session
+    under ``home/ray``, ``TMPDIR`` and ``AZUL_S3_CACHE`` in ``home`` (nothing of another node's)."""
+    if home is None:
+        return c.add_node(**NODE)
+    for sub in ("tmp", "cache", "ray"):
+        os.makedirs(os.path.join(home, sub), exist_ok=True)
+    here = os.getcwd()
+    os.chdir(home)  # the raylet's working folder: the workers it starts inherit it
+    try:
+        return c.add_node(**NODE, temp_dir=os.path.join(home, "ray"),
+                          env_vars={"TMPDIR": os.path.join(home, "tmp"), "AZUL_S3_CACHE": os.path.join(home, "cache")})
+    finally:
+        os.chdir(here)
+
+
 @contextlib.contextmanager
-def three_nodes():
+def three_nodes(homes: list[str] | None = None):
     """A head (no task CPUs) and two worker nodes, started with this process's environment; their
-    workers can import tests/ modules. Yields the cluster and its worker nodes."""
+    workers can import tests/ modules. ``homes``: each worker node's own work folder (``add_node``).
+    Yields the cluster and its worker nodes."""
     paths = [str(TESTS), str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -38,7 +56,7 @@ def three_nodes():
     c = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "object_store_memory": 80 * 2**20,
                                                       "include_dashboard": False})
     try:
-        nodes = [c.add_node(**NODE), c.add_node(**NODE)]
+        nodes = [add_node(c, home) for home in (homes or [None, None])]
         c.wait_for_nodes()
         yield c, nodes
     finally:

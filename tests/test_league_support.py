@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,7 +77,8 @@ class SlowBot(Bot):
 
 
 class NodeBot(SlowBot):
-    """A SlowBot that leaves a file named after the Ray node it plays on in ``marks``."""
+    """A SlowBot that leaves a file named after the Ray node it plays on in ``marks``, holding the
+    working folder and the temporary folder it plays in (a line each)."""
 
     def __init__(self, seed: int = 0, seconds: float = 0.0, marks: str = ""):
         super().__init__(seed, seconds)
@@ -86,7 +88,7 @@ class NodeBot(SlowBot):
         import ray
 
         node = ray.get_runtime_context().get_node_id() if ray.is_initialized() else "driver"
-        Path(self.marks, node).touch()
+        Path(self.marks, node).write_text(f"{os.getcwd()}\n{tempfile.gettempdir()}\n")
         return super().act(state)
 
 
