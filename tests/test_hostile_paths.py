@@ -221,3 +221,34 @@ def test_an_object_store_url_is_refused_and_no_folder_named_s3_is_made(tmp_path,
     assert "object storage URLs are not supported yet" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "s3:").exists() and sorted(p.name for p in tmp_path.iterdir()) == \
         ["league.yaml", "train.yaml", "tune.yaml"]
+
+
+@pytest.mark.parametrize("args", [
+    ["sprt", "--bot", "greedy", "--bot", "random", "--out", "s3://bucket/runs", "--workers", "0"],
+    ["tune", "TUNE", "--out", "s3://bucket/runs", "--workers", "0"],
+    ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", "s3://bucket/runs"],
+])
+def test_an_unreachable_object_store_is_one_line_and_no_folder_named_s3_is_made(tmp_path, monkeypatch, args):
+    """sprt, tune and study take ``--out s3://...`` (tests/test_s3_sprt_tune.py): an endpoint that
+    does not answer is one error line naming the object, not the endpoint; nothing local is made."""
+    from s3_server import AWS_VARIABLES
+    from typer.testing import CliRunner
+
+    from azul_cli.main import app
+    from records.objects import Objects
+
+    for name in AWS_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in {"AWS_ENDPOINT_URL": "http://127.0.0.1:9", "AWS_ACCESS_KEY_ID": "k",
+                        "AWS_SECRET_ACCESS_KEY": "s", "AWS_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(Objects.__init__, "__defaults__", (None, 1))  # one try, not five with their waits
+    tune = tmp_path / "tune.yaml"
+    tune.write_text(Path("examples/tune.yaml").read_text())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, [str(tune) if a == "TUNE" else a for a in args + ["--no-mlflow"]])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    error = result.output.strip().splitlines()[-1]
+    assert error.startswith("error: s3://bucket/runs/") and "could not reach the S3 endpoint" in error, error
+    assert "127.0.0.1:9" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tune.yaml"]
