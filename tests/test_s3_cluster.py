@@ -52,8 +52,8 @@ def test_three_nodes_write_a_league_into_the_store_with_a_node_removed(tmp_path,
     marks = tmp_path / "marks"  # where each node's bot says it played (the test's own look, not the league's)
     marks.mkdir()
     out = f"s3://{s3_server.bucket}/t-{uuid.uuid4().hex[:12]}/runs"
-    data = league(out, [bot("slow", "NodeBot", seconds=0.01, marks=str(marks)), "random", "greedy"], name="lost", deals=6,
-                  flush_seconds=0.1, batch_games=1, ray={"workers": 2, "write": "workers"})
+    data = league(out, [bot("slow", "NodeBot", seconds=0.01, marks=str(marks)), "random", "greedy"], name="lost",
+                  deals=6, flush_seconds=0.1, batch_games=1, ray={"workers": 2, "write": "workers"})
     proc = start(write(tmp_path, data), c.address)
     store = open_store(f"{out}/lost")
     deadline = time.monotonic() + 90

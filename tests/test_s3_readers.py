@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from s3_server import s3_env, s3_server  # noqa: F401 (fixtures)
+from s3_server import s3_env, s3_server  # noqa: F401 (fixtures: out uses them)
 from test_s3_league import azul, out, rows  # noqa: F401 (out: a fixture)
 
 from records.columns import TABLES
