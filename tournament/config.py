@@ -495,7 +495,7 @@ def _out(value: Any, where: str, urls: bool = False) -> str:
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):
         raise _FieldError(where, f"{shown(value)}: " + ("a local folder or s3://BUCKET/PREFIX" if urls else
                                  "runs go to a local folder; object storage URLs are not supported yet here "
-                                 "(azul league run, sprt and tune take s3://BUCKET/PREFIX)"))
+                                 "(azul league run, sprt, tune and study take s3://BUCKET/PREFIX)"))
     return value
 
 
