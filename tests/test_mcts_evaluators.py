@@ -11,8 +11,9 @@ from bots._policies import Policy
 from engine import new_game
 
 
-def round_ends(players, variant, seed):
-    """The positions at each round's end (phase refill, the game not over) of a random game."""
+def round_ends(players, variant, seed, bot=None):
+    """The positions at each round's end (phase refill, the game not over) of a game: random moves,
+    or ``bot``'s (greedy: points scored, so score tables are reached; a random game's mostly stay 0)."""
     rng = random.Random(seed)
     state = new_game(players, variant, seed=seed)
     found = []
@@ -22,7 +23,7 @@ def round_ends(players, variant, seed):
                 found.append(state.clone())
             state.deal(seed=rng.getrandbits(32))
         else:
-            state.play(rng.choice(state.legal_moves()))
+            state.play(bot.act(state) if bot is not None else rng.choice(state.legal_moves()))
     return found
 
 

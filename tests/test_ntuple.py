@@ -64,20 +64,8 @@ def test_the_compiled_indices_are_the_references(players):
 
 
 def greedy_round_ends(players, seed):
-    """The round ends of a greedy game: points scored, so the score and margin tables are reached
-    (a random game's scores mostly stay 0)."""
-    import random
-
-    rng, bot = random.Random(seed), make_bot("greedy", seed=seed)
-    state, found = new_game(players, "colored", seed=seed), []
-    while state.phase != "over":
-        if state.phase == "refill":
-            if state.round > 1:
-                found.append(state.clone())
-            state.deal(seed=rng.getrandbits(32))
-        else:
-            state.play(bot.act(state))
-    return found
+    """The round ends of a greedy game: points scored, so the score and margin tables are reached."""
+    return game_round_ends(players, "colored", seed, bot=make_bot("greedy", seed=seed))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -137,6 +137,13 @@ def test_start_records_without_games_of_the_runs_player_count_are_refused(tmp_pa
     ("start: {records: [no-such-run]}", "start.records[0]: no-such-run: no game records there"),
     ("start: {model: no-such-model}", "model 'no-such-model' is neither a shipped model"),
     ("train: {hidden: [true]}", "hidden: must be a list of layer widths"),
+    # at 3 and 4 players, the league gate's and self-play's own fields
+    ("players: 3\ngate: {max_deals: 1}", "gate.max_deals: must be"),
+    ("players: 3\ngate: {max_deals: many}", "gate.max_deals: must be a whole number, not 'many'"),
+    ("players: 3\ngate: {field: random}", "gate.field: must be one of current, greedy, not 'random'"),
+    ("players: 4\ngate: {max_deals: 3}", "gate.max_deals: must be even at 4 players"),
+    ("players: 4\nselfplay: {deals: 5}", "selfplay.deals: must be even at 4 players"),
+    ("players: 3\nselfplay: {opponents: [heuristic]}", "give 2 or more opponents, or none (self-play alone), not 1"),
 ])
 def test_every_train_field_is_checked_before_anything_is_written(tmp_path, text, message):
     path = tmp_path / "t.yaml"
