@@ -88,7 +88,11 @@ class NodeBot(SlowBot):
         import ray
 
         node = ray.get_runtime_context().get_node_id() if ray.is_initialized() else "driver"
-        Path(self.marks, node).write_text(f"{os.getcwd()}\n{tempfile.gettempdir()}\n")
+        mark = Path(self.marks, node)
+        if not mark.exists():  # written whole under a name of its own, then renamed: a node killed
+            tmp = mark.with_name(f".{node}.{os.getpid()}")  # mid-write leaves no half of a mark
+            tmp.write_text(f"{os.getcwd()}\n{tempfile.gettempdir()}\n")
+            os.replace(tmp, mark)
         return super().act(state)
 
 
