@@ -217,3 +217,24 @@ def default_run_dir(cli_args: dict | None = None) -> str:
     args = cli_args or {}
     return str(args.get("run-dir") or args.get("run_dir") or os.environ.get("AZUL_RUN_DIR")
                or "runs/quick")
+
+
+def notebook_run(text: str) -> Path:
+    """The folder a notebook reads for what its text box holds: a local folder (``~`` expanded)
+    as it is, or for an ``s3://BUCKET/PREFIX/run`` URL the run's local view (its small files and
+    committed parts, records.store.local_run). A ``ValueError`` of one line for a bad URL, a
+    prefix with no committed run, or a store that refuses (no bucket, no credentials); it names
+    the URL, never the endpoint or the credentials."""
+    from records.store import open_store
+    from records.urls import is_url
+
+    text = str(text).strip()
+    if not is_url(text):
+        return Path(text).expanduser()
+    store = open_store(text)  # ValueError: a bad URL
+    try:
+        if not store.committed():
+            raise ValueError(f"{store}: no game records there (no committed part)")
+        return store.view()
+    except OSError as exc:  # records.objects.ObjectStoreError: no bucket, refused, unreachable
+        raise ValueError(str(exc)) from None

@@ -22,6 +22,8 @@ from analysis.records import connect, read_records
 from analysis.stats import seat_advantage
 from analysis.synthetic_records import write_synthetic_run
 from records.columns import SCHEMAS, TABLES
+from records.store import open_store
+from s3_server import s3_env, s3_server  # noqa: F401 (fixtures: s3_run uses them)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "analysis" / "notebooks"
@@ -142,14 +144,18 @@ def test_bad_arguments(tmp_path, run):
 
 
 # ---------------------------------------------------------------- the notebooks
-def _run_notebook(name: str, run_dir: Path, monkeypatch) -> dict:
+def _notebook(name: str, run_dir: Path | str, monkeypatch) -> tuple[list, dict]:
+    """The notebook run headless on ``run_dir`` (a folder or an s3:// URL): its cells' outputs, its names."""
     monkeypatch.setenv("AZUL_RUN_DIR", str(run_dir))
     monkeypatch.setenv("MPLBACKEND", "Agg")
     spec = importlib.util.spec_from_file_location(f"notebook_{name}", NOTEBOOKS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    _, defs = module.app.run()
-    return defs
+    return module.app.run()
+
+
+def _run_notebook(name: str, run_dir: Path | str, monkeypatch) -> dict:
+    return _notebook(name, run_dir, monkeypatch)[1]
 
 
 def test_ratings_notebook(run, monkeypatch):
@@ -206,3 +212,40 @@ def test_notebook_takes_the_folder_from_the_command_line(run, tmp_path):
     subprocess.run(cmd, cwd=ROOT, env=env, check=False, capture_output=True, timeout=120)
     page = out.read_text()
     assert top not in page and nowhere in page
+
+
+# ---------------------------------------------------------------- the notebooks over s3://
+@pytest.fixture
+def s3_run(run, s3_env, tmp_path, monkeypatch):  # noqa: F811
+    """The synthetic run copied part by part into a run on the tests' S3 server (SeaweedFS), as a
+    league writes one there (records.s3store: staged, committed, published); its URL."""
+    monkeypatch.setenv("AZUL_S3_CACHE", str(tmp_path / "cache"))
+    url = f"s3://{s3_env.bucket}/nb-{tmp_path.name[-12:]}/small"
+    store = open_store(url)
+    for part in sorted(p.name for p in (run / "games").iterdir()):
+        store.write_part(part[len("part-"):-len(".parquet")],
+                         {name: [pq.read_table(run / name / part)] for name in TABLES})
+    return url
+
+
+def test_both_notebooks_on_an_s3_run_show_the_tables_of_the_same_run_in_a_folder(run, s3_run, monkeypatch):
+    for name, frames in (("ratings", ("ratings", "by_bot")), ("strategy", ("seats", "openings", "marker", "summary"))):
+        here, there = _run_notebook(name, run, monkeypatch), _run_notebook(name, s3_run, monkeypatch)
+        for frame in frames:
+            assert there[frame].height > 0, (name, frame)
+            assert_frame_equal(there[frame], here[frame], check_exact=False, rel_tol=1e-9), (name, frame)
+    assert not Path("s3:").exists()
+
+
+def test_a_bad_url_or_a_missing_run_on_s3_is_the_notebooks_one_line(s3_run, s3_env, monkeypatch):  # noqa: F811
+    missing = s3_run.rsplit("/", 1)[0] + "/nothing-here"
+    cases = {"s3://": "<strong>s3://</strong>: bad S3 URL s3://: no bucket",
+             missing: f"<strong>{missing}</strong>: {missing}: no game records there",
+             f"s3://no-such-bucket-{s3_env.bucket}/r": "no bucket 'no-such-bucket-"}
+    for url, said in cases.items():
+        for name, last in (("ratings", "ratings"), ("strategy", "summary")):
+            outputs, defs = _notebook(name, url, monkeypatch)
+            stopped = [o.text for o in outputs if o is not None and "<strong>" in getattr(o, "text", "")]
+            assert len(stopped) == 1 and said in stopped[0], (name, url, stopped)
+            assert s3_env.endpoint not in stopped[0] and s3_env.secret_key not in stopped[0]
+            assert defs.get(last) is None, (name, url)  # the notebook stopped there

@@ -4,7 +4,8 @@
     python analysis/notebooks/ratings.py -- --run-dir runs/quick      # headless
 
 The run folder comes from ``--run-dir``, else the ``AZUL_RUN_DIR`` environment variable, else
-``runs/quick``; the text box at the top changes it. The last cell's ``ratings`` frame holds every
+``runs/quick``; the text box at the top changes it. An ``s3://BUCKET/PREFIX/run`` URL opens a run on
+object storage (through its local view; the endpoint and credentials come from the AWS environment). The last cell's ``ratings`` frame holds every
 player count's ratings with their 95% intervals.
 """
 import marimo
@@ -15,15 +16,13 @@ app = marimo.App(width="medium")
 
 @app.cell
 def _():
-    from pathlib import Path
-
     import marimo as mo
     import matplotlib.pyplot as plt
     import polars as pl
 
     from analysis.ratings import rate_by_players
-    from analysis.records import connect
-    return Path, connect, mo, pl, plt, rate_by_players
+    from analysis.records import connect, notebook_run
+    return connect, mo, notebook_run, pl, plt, rate_by_players
 
 
 @app.cell
@@ -43,13 +42,13 @@ def _(default_dir, mo):
 
 
 @app.cell
-def _(Path, folder, mo):
-    run_dir = Path(folder.value).expanduser()
-    try:  # the checked parts of each table, listed file by file (no glob over the folder's name)
+def _(connect, folder, mo, notebook_run):
+    try:  # a folder, or an s3:// run's local view; the checked parts of each table, file by file
+        run_dir = notebook_run(folder.value)
         con, _error = connect(run_dir), None
     except ValueError as exc:
-        con, _error = None, str(exc)
-    mo.stop(_error is not None, mo.md(f"**{run_dir}**: {_error}"))
+        con, run_dir, _error = None, None, str(exc)
+    mo.stop(_error is not None, mo.md(f"**{folder.value.strip()}**: {_error}"))
     return con, run_dir
 
 

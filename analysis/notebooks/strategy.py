@@ -4,7 +4,8 @@
     python analysis/notebooks/strategy.py -- --run-dir runs/quick      # headless
 
 The run folder comes from ``--run-dir``, else the ``AZUL_RUN_DIR`` environment variable, else
-``runs/quick``; the text box at the top changes it. The folder needs all four tables (``games``,
+``runs/quick``; the text box at the top changes it; an ``s3://BUCKET/PREFIX/run`` URL opens a run on
+object storage (through its local view). The folder needs all four tables (``games``,
 ``results``, ``moves``, ``rounds``). The last cell's ``summary`` frame gathers the headline numbers.
 """
 import marimo
@@ -15,19 +16,17 @@ app = marimo.App(width="medium")
 
 @app.cell
 def _():
-    from pathlib import Path
-
     import marimo as mo
     import matplotlib.pyplot as plt
     import polars as pl
 
     from analysis.marker import marker_effect, marker_summary, marker_timing
     from analysis.openings import opening_table
-    from analysis.records import connect
+    from analysis.records import connect, notebook_run
     from analysis.stats import wilson_exprs
     from records.store import RunStore
-    return (Path, RunStore, connect, marker_effect, marker_summary, marker_timing, mo, opening_table,
-            pl, plt, wilson_exprs)
+    return (RunStore, connect, marker_effect, marker_summary, marker_timing, mo, notebook_run,
+            opening_table, pl, plt, wilson_exprs)
 
 
 @app.cell
@@ -48,10 +47,15 @@ def _(default_dir, mo):
 
 
 @app.cell
-def _(Path, RunStore, folder, mo):
-    run_dir = Path(folder.value).expanduser()
+def _(RunStore, folder, mo, notebook_run):
+    _shown = folder.value.strip()
+    try:  # a folder, or an s3:// run's local view
+        run_dir, _error = notebook_run(_shown), None
+    except ValueError as exc:
+        run_dir, _error = None, str(exc)
+    mo.stop(_error is not None, mo.md(f"**{_shown}**: {_error}"))
     _missing = [t for t in ("games", "results", "moves", "rounds") if not RunStore(run_dir).part_files(t)]
-    mo.stop(bool(_missing), mo.md(f"**{run_dir}**: no `{'`, `'.join(_missing)}` records here."))
+    mo.stop(bool(_missing), mo.md(f"**{_shown}**: no `{'`, `'.join(_missing)}` records here."))
     return (run_dir,)
 
 

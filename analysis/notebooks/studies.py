@@ -5,7 +5,8 @@ A marimo notebook.
     python analysis/notebooks/studies.py -- --run-dir runs/marker-greedy-2p      # headless
 
 The run folder comes from ``--run-dir``, else ``AZUL_RUN_DIR``, else ``runs/quick`` (which is a
-league, not a study: the notebook then says so). ``effects`` is the table of
+league, not a study: the notebook then says so); an ``s3://BUCKET/PREFIX/run`` URL opens a study run on
+object storage (through its local view). ``effects`` is the table of
 ``analysis.studies.study_effects``; ``pairs`` the paired rows behind it. docs/studies.md explains
 how to read them.
 """
@@ -17,17 +18,15 @@ app = marimo.App(width="medium")
 
 @app.cell
 def _():
-    from pathlib import Path
-
     import marimo as mo
     import matplotlib.pyplot as plt
     import polars as pl
 
-    from analysis.records import connect, default_run_dir
+    from analysis.records import connect, default_run_dir, notebook_run
     from analysis.studies import is_study, read_study, study_effects, study_pairs
     from records.store import RunStore
-    return (Path, RunStore, connect, default_run_dir, is_study, mo, pl, plt, read_study, study_effects,
-            study_pairs)
+    return (RunStore, connect, default_run_dir, is_study, mo, notebook_run, pl, plt, read_study,
+            study_effects, study_pairs)
 
 
 @app.cell
@@ -38,11 +37,16 @@ def _(default_run_dir, mo):
 
 
 @app.cell
-def _(Path, RunStore, connect, folder, is_study, mo, read_study, study_effects, study_pairs):
-    run_dir = Path(folder.value).expanduser()
-    mo.stop(not RunStore(run_dir).committed(), mo.md(f"**{run_dir}**: no game records here."))
+def _(RunStore, connect, folder, is_study, mo, notebook_run, read_study, study_effects, study_pairs):
+    _shown = folder.value.strip()
+    try:  # a folder, or an s3:// run's local view
+        run_dir, _error = notebook_run(_shown), None
+    except ValueError as exc:
+        run_dir, _error = None, str(exc)
+    mo.stop(_error is not None, mo.md(f"**{_shown}**: {_error}"))
+    mo.stop(not RunStore(run_dir).committed(), mo.md(f"**{_shown}**: no game records here."))
     with connect(run_dir) as _con:
-        mo.stop(not is_study(_con), mo.md(f"**{run_dir}** is a league, not a study: run `azul study`."))
+        mo.stop(not is_study(_con), mo.md(f"**{_shown}** is a league, not a study: run `azul study`."))
         pairs = study_pairs(_con)
         effects = study_effects(_con, read_study(run_dir))
     mo.vstack([mo.md("""Effect = treatment minus control, per studied seat and game, on the same deals
