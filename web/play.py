@@ -12,7 +12,7 @@ browser").
 Tables live in this process's memory (``Tables``, at most ``MAX_TABLES``), each under a random
 token that is its URL, so a reload continues the game; every POST answers with a redirect to the
 table's page (a reload never plays a move twice). Nothing is written but a finished game, into
-``play_out`` (web/play_records.py). The pages are Jinja templates (web/templates/play/), every
+``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store). The pages are Jinja templates (web/templates/play/), every
 text escaped by them; no script is needed: each choice is a link or a button.
 """
 from __future__ import annotations
@@ -32,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from azul_cli.play import verdict
 from azul_cli.teach import hint
+from records.store import open_store
 
 from .play_records import check_play_out
 from .play_setup import HINT_ITERATIONS, MAX_ITERATIONS, MAX_SECONDS, check_setup, table_bots
@@ -73,10 +74,11 @@ class Tables:
         return table
 
 
-def play_routes(play_out: Path) -> list:
-    """The routes of the table, writing finished games into ``play_out``."""
+def play_routes(play_out: Path | str) -> list:
+    """The routes of the table, writing finished games into ``play_out`` (a folder or an s3:// URL,
+    through its store: records.store.open_store)."""
     tables = Tables()
-    play_out = Path(play_out)
+    play_out = open_store(play_out)
 
     def page(name: str, status: int = 200, **context) -> HTMLResponse:
         return HTMLResponse(PAGES.get_template(name).render(**context), status_code=status)

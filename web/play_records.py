@@ -1,31 +1,32 @@
 """A person's finished game written as records of the ``played`` kind (kinds/played.py) into the
-folder ``azul serve --play-out`` names: the only write the pages make.
+folder ``azul serve --play-out`` names (or the ``s3://BUCKET/PREFIX`` run it names): the only write
+the pages make.
 
 The rows are the league referee's own (``tournament.game.play_game``): the finished game is
 played again there, each seat answering with the move it made, on the same deal seeds, so the
 four tables are exactly what a league writes for such a game (a series' ``series_id`` and
 ``series_game`` too); only the thinking times and the game's duration are the table's own, as
-measured while it was played. The part is written under the folder's lock (``records.folder``),
-``run.json`` first when the folder is new.
+measured while it was played. Everything goes through the run's store (``records.store.open_store``:
+a local folder, or a run on object storage): the part is written under the store's lock
+(``store.lock()``: the folder's flock, or the S3 lock object), ``run.json`` first when the run is new.
 """
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 
 import pyarrow as pa
 
 from bots import Bot
 from engine import GameState, Move
 from kinds.played import PLAYED
-from records.folder import RunInUse, new_run_id, run_kind, save_run_id, saved_run_id, take_lock
+from records.folder import RunInUse, new_run_id, run_kind, save_run_id, saved_run_id
 from records.names import RUN_FILE
-from records.parts import PartWriter, has_records
-from records.store import RunStore
+from records.parts import PartWriter
+from records.store import RunStore, as_store
 from records.tables import RecordBuffer
 from tournament.game import Seat, play_game
 from tournament.scheduler import GameSpec
@@ -49,16 +50,20 @@ class FinishedGame:
     series_game: int | None = None
 
 
-def check_play_out(play_out: Path) -> None:
-    """A ValueError in one line when ``play_out`` cannot take a person's games: it holds another
-    kind of run, or it is a file."""
-    if play_out.exists() and not play_out.is_dir():
-        raise ValueError(f"--play-out {play_out}: not a folder")
-    if RunStore(play_out).exists(RUN_FILE) or has_records(play_out):
-        kind = run_kind(play_out)
-        if kind != KIND:
-            raise ValueError(f"--play-out {play_out}: it holds a {kind} run; a person's games go into a "
-                             "folder of their own (a new folder, or one azul serve wrote)")
+def check_play_out(play_out) -> None:
+    """A ValueError in one line when ``play_out`` (a folder, a URL or its store) cannot take a
+    person's games: it holds another kind of run, or it is a file (or the store cannot be read)."""
+    store = as_store(play_out)
+    if isinstance(store, RunStore) and store.root.exists() and not store.root.is_dir():
+        raise ValueError(f"--play-out {store}: not a folder")
+    try:
+        if store.exists(RUN_FILE) or store.has_records():
+            kind = run_kind(store.view(parts=False))
+            if kind != KIND:
+                raise ValueError(f"--play-out {store}: it holds a {kind} run; a person's games go into a "
+                                 "folder of their own (a new folder, or one azul serve wrote)")
+    except OSError as exc:  # records.objects.ObjectStoreError: the message names the object, never the endpoint
+        raise ValueError(f"--play-out {store}: cannot read it ({exc.strerror or exc})") from None
 
 
 def new_game_id() -> str:
@@ -66,24 +71,23 @@ def new_game_id() -> str:
     return f"web{secrets.token_hex(5)}"
 
 
-def write_game(play_out: Path, game: FinishedGame) -> str:
-    """Write ``game`` as one part of ``play_out`` (made a played run if new); returns its game id.
-    A ValueError says why it could not be written."""
-    check_play_out(play_out)
-    fd = _lock(play_out)
+def write_game(play_out, game: FinishedGame) -> str:
+    """Write ``game`` as one part of ``play_out`` (a folder, a URL or its store; made a played run
+    if new); returns its game id. A ValueError says why it could not be written."""
+    store = as_store(play_out)
+    check_play_out(store)
     try:
-        check_play_out(play_out)  # again, under the lock
-        run_id = saved_run_id(play_out)
-        if run_id is None:
-            run_id = new_run_id(KIND)
-            save_run_id(play_out, run_id, kind=KIND)
-        gid = f"{game.series}-s{game.series_game}" if game.series else new_game_id()
-        PartWriter(play_out).write({name: [t] for name, t in game_tables(game, gid, run_id).items()})
-        return gid
+        with _locked(store):
+            check_play_out(store)  # again, under the lock
+            run_id = saved_run_id(store.view(parts=False))
+            if run_id is None:
+                run_id = new_run_id(KIND)
+                save_run_id(store, run_id, kind=KIND)
+            gid = f"{game.series}-s{game.series_game}" if game.series else new_game_id()
+            PartWriter(store).write({name: [t] for name, t in game_tables(game, gid, run_id).items()})
+            return gid
     except OSError as exc:
-        raise ValueError(f"--play-out {play_out}: cannot write the game ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
+        raise ValueError(f"--play-out {store}: cannot write the game ({exc.strerror or exc})") from None
 
 
 def game_tables(game: FinishedGame, game_id: str, run_id: str) -> dict[str, pa.Table]:
@@ -119,11 +123,18 @@ class _Replayed(Bot):
         return Move.parse(next(self.moves))
 
 
-def _lock(play_out: Path) -> int:
-    for _ in range(LOCK_TRIES):
-        try:
-            return take_lock(play_out)
-        except RunInUse as exc:
-            holder = exc
-            time.sleep(0.1)
-    raise ValueError(f"{holder}; the game was not saved")
+@contextmanager
+def _locked(store) -> Iterator[None]:
+    """The store's lock while the block runs, waited for ``LOCK_TRIES`` times 0.1 s; a ValueError
+    when another writer keeps it."""
+    with ExitStack() as held:
+        for _ in range(LOCK_TRIES):
+            try:
+                held.enter_context(store.lock())
+                break
+            except RunInUse as exc:
+                holder = exc
+                time.sleep(0.1)
+        else:
+            raise ValueError(f"{holder}; the game was not saved")
+        yield

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 
 from azul_cli import render
 from azul_cli.series import game_line, result_lines
@@ -28,7 +27,7 @@ from .play_setup import Setup
 class Table:
     """A table's game (or series) as it stands; every method is called under ``lock``."""
 
-    def __init__(self, setup: Setup, bots: dict[int, Bot], play_out: Path):
+    def __init__(self, setup: Setup, bots: dict[int, Bot], play_out):
         self.setup, self.bots, self.play_out = setup, bots, play_out
         self.names = [setup.name if spec is None else bots[s].name for s, spec in enumerate(setup.specs)]
         self.lock = threading.Lock()
