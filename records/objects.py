@@ -222,6 +222,26 @@ class Objects:
         found, _, _ = self._call("list", prefix, listing)
         return found or {}
 
+    def level(self, prefix: str = "") -> tuple[dict[str, tuple[str, int]], list[str]]:
+        """What lies directly under ``prefix`` (relative to this URL's prefix; "" or ending in
+        ``/``), named below it: ``{name: (etag, size)}`` of its objects and the names of its
+        folders (those with objects below them), sorted; one LIST with ``Delimiter='/'`` a thousand
+        entries (``azul serve`` walks a prefix for runs so, a level at a time)."""
+        start = self.url.key(prefix) if prefix else (f"{self.url.prefix}/" if self.url.prefix else "")
+        cut = len(start)
+
+        def listing():
+            pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.url.bucket, Prefix=start,
+                                                                       Delimiter="/")
+            files, folders = {}, []
+            for page in pages:
+                files.update({item["Key"][cut:]: (item["ETag"], int(item["Size"])) for item in page.get("Contents", [])})
+                folders += [item["Prefix"][cut:].rstrip("/") for item in page.get("CommonPrefixes", [])]
+            return files, sorted(folders)
+
+        found, _, _ = self._call("list", prefix, listing)
+        return found if found is not None else ({}, [])
+
     def list(self, prefix: str = "") -> list[str]:
         """The names (relative to this URL's prefix) of the objects whose names start with
         ``prefix``, sorted. A listing is only what the server holds now: what a reader may read
