@@ -13,7 +13,8 @@ from .common import AddressOpt, WorkersOpt, fail, os_error_message, print_json
 def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train config (YAML), e.g. "
                                                  "examples/train.yaml; docs/train.md lists its fields.")],
           out: Annotated[Optional[Path], typer.Option(
-              "--out", metavar="DIR", help="Folder for the run (DIR/<name>/); default: the config's out.",
+              "--out", metavar="DIR", help="Folder for the run (DIR/<name>/), or s3://BUCKET/PREFIX; default: "
+              "the config's out.",
               show_default=False)] = None,
           resume: Annotated[bool, typer.Option(
               "--resume", help="Go on with a stopped training run, in the generation it was in.")] = False,
@@ -26,6 +27,7 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
     """Train the MCTS bot's learned value: self-play, train on a window, gate (an SPRT at 2 players, a Plackett-Luce league at 3 and 4), per generation."""
     from kinds.train import TrainError, load_train_config, run_train
     from tournament.backends import LeagueError
+    from tournament.runner import store_of
 
     try:
         c = load_train_config(config, out=None if out is None else str(out), address=address, workers=workers,
@@ -39,4 +41,4 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
     accepted = [r["generation"] for r in lineage if r["accepted"]]
     typer.echo(f"lineage: generations {accepted} accepted; the current model: "
                f"{[r for r in lineage if r['accepted']][-1]['model']}")
-    print_json({"run_dir": str(Path(c.out) / c.name), "generations": len(lineage) - 1}, indent=None)
+    print_json({"run_dir": str(store_of(c)), "generations": len(lineage) - 1}, indent=None)

@@ -1,13 +1,14 @@
 """``azul train``: generations of self-play, training and gating (docs/train.md).
 
     from kinds.train import load_train_config, run_train
-    report = run_train(load_train_config("examples/train.yaml"), out="runs", resume=False)
+    lineage = run_train(load_train_config("examples/train.yaml", out="runs"), resume=False)  # or out="s3://B/P"
 
-A training run is a folder ``<out>/<name>/``: ``train.yaml`` (its settings), ``lineage.json``
-(each generation: its model, losses, gate and whether it was accepted) and ``gen-NNN/`` per
-generation. Generation 0 trains on the records of ``start.records`` (heuristic or MCTS leagues)
-when given; otherwise ``start.model`` (a shipped model or a file) is generation 0's model.
-Generation g >= 1:
+A training run is a folder ``<out>/<name>/``, or a run on object storage
+``s3://BUCKET/PREFIX/<name>/`` (every byte through its store: records/store.py): ``train.yaml``
+(its settings), ``lineage.json`` (each generation: its model, losses, gate and whether it was
+accepted) and ``gen-NNN/`` per generation. Generation 0 trains on the records of
+``start.records`` (heuristic or MCTS leagues) when given; otherwise ``start.model`` (a shipped
+model or a file) is generation 0's model. Generation g >= 1:
 
 1. self-play: a league (tournament.runner.run_league, records as usual in ``gen-NNN/selfplay``)
    of the current model's MCTS bot against itself and the ``opponents``;
@@ -21,13 +22,18 @@ Generation g >= 1:
 
 Each step leaves its result in the generation's folder and is skipped when there, the league and
 the SPRT go on from their records: ``--resume`` after a kill continues the generation it was in.
+The driver holds the run's lock throughout (a second driver is refused). What a library reads
+from a path (the self-play records walked for positions, the shards of a fit, a model a bot
+plays, an MLflow artifact) is read from the store's local view (``RunStore.view``, ``local``):
+on a folder, the folder itself.
 The settings and their check are kinds/train_config.py's.
 """
 from __future__ import annotations
 
+import io
 import json
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,16 +41,16 @@ import yaml
 
 from bots.spec import format_bot_spec, parse_bot_spec
 from learn.data import write_shards
-from records.folder import new_run_id, run_id_of, save_run_id
+from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
                            RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE)
-from records.parts import has_records
-from records.store import RunStore
+from records.store import RunStore, as_store
+from records.urls import is_url
 from tournament.config import ConfigError, parse_config, read_stored_yaml
-from tournament.runner import run_league
+from tournament.runner import run_league, store_of
 from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
-from .base import RunKind, command_line, register
+from .base import RunKind, command_line, out_and_name, register
 from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
 from .train_fit import fit_generation as _fit
 from .train_gate import describe, gate
@@ -66,32 +72,38 @@ def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False, log=
     if resume and fresh:
         raise TrainError("--resume and --fresh: choose one")
     check(c)  # with the command's options laid over the file: everything before anything is written
-    root = Path(c.out) / c.name
-    store = RunStore(root)
-    if fresh:
-        store.remove(*TRAIN.owned, TRAIN_FILE, TRAIN_MLFLOW_FILE, RUN_FILE, *store.folders(GENERATION))
-    saved = yaml.safe_dump(asdict(c), sort_keys=True)
-    if store.exists(LINEAGE_FILE) or store.exists(TRAIN_FILE):
+    store = store_of(c)  # <out>/<name>: a folder, or a run on object storage (as a league's, by out and name)
+    if not fresh and (store.exists(LINEAGE_FILE) or store.exists(TRAIN_FILE)):
         if not resume:
-            raise TrainError(f"{root} already holds a training run: add --resume to go on with it, --fresh "
+            raise TrainError(f"{store} already holds a training run: add --resume to go on with it, --fresh "
                              "to start it over, or choose another --out or name")
         before = _saved_settings(store) if store.exists(TRAIN_FILE) else asdict(c)
         changed = _changed(before, asdict(c))
         if changed:
-            raise TrainError(f"cannot resume {root}: started with other {', '.join(changed)}")
-    root.mkdir(parents=True, exist_ok=True)
-    save_run_id(root, run_id_of(root) or new_run_id(c.name), kind=TRAIN.name)
-    store.write_text(TRAIN_FILE, saved)
+            raise TrainError(f"cannot resume {store}: started with other {', '.join(changed)}")
+    try:
+        with store.lock():  # one driver a run: a second one is refused (its nested runs lock their own)
+            return _run(c, store, fresh, log)
+    except RunInUse as exc:
+        raise TrainError(str(exc)) from None
+
+
+def _run(c: TrainConfig, store, fresh: bool, log) -> list[dict]:
+    """The generations, under the run's lock."""
+    if fresh:
+        store.remove(*TRAIN.owned, TRAIN_FILE, TRAIN_MLFLOW_FILE, RUN_FILE, *store.folders(GENERATION))
+    save_run_id(store, run_id_of(store.view(parts=False)) or new_run_id(c.name), kind=TRAIN.name)
+    store.write_text(TRAIN_FILE, yaml.safe_dump(asdict(c), sort_keys=True))
     lineage = json.loads(store.read_text(LINEAGE_FILE)) if store.exists(LINEAGE_FILE) else []
-    tracker = _Tracker(c, root, log) if c.mlflow else None
+    tracker = _Tracker(c, store, log) if c.mlflow else None
     if not lineage:
-        lineage.append(_generation_zero(c, root, log))
+        lineage.append(_generation_zero(c, store, log))
         _save(store, lineage)
         if tracker:
             tracker.log(lineage[-1])
     while len(lineage) <= c.generations:
         g = len(lineage)
-        record = _generation(c, root, g, lineage, log)
+        record = _generation(c, store, g, lineage, log)
         lineage.append(record)
         _save(store, lineage)
         if tracker:
@@ -106,27 +118,31 @@ def current_model(lineage: list[dict]) -> str:
     return [r for r in lineage if r["accepted"]][-1]["model"]
 
 
-def _ref(root: Path, folder: Path, name: str | None = None) -> str:
-    """How the lineage keeps a folder of the run, or a file ``name`` in it: relative to the run's
-    folder, so a run moved to another folder (and resumed with --out NEW) finds its models and
-    positions."""
-    ref = folder.relative_to(root).as_posix()
-    return ref if name is None else f"{ref}/{name}"
-
-
-def _at(root: Path, ref: str) -> str:
-    """Where the lineage's ``ref`` is now: a shipped model's name as it is, a file of the run under
-    the run's folder (a lineage written before files were kept so: the path as it was typed); a
-    file found in neither place is a TrainError naming it, never a smaller window."""
+def _at(store, ref: str, model: bool = True):
+    """Where the lineage's ``ref`` is now. The lineage keeps a run's files relative to the run
+    (``gen-001/candidate.azv``, ``gen-001/data``), so a run moved to another folder (and resumed
+    with --out NEW) finds its models and positions, and a run on object storage reads as a local
+    one. A model (``model``): a shipped model's name as it is, a file of the run as a local path
+    for a bot's ``model=`` (the store's local view); positions: the store of their folder. A
+    local run's lineage written before files were kept so names the path as it was typed. One
+    found nowhere is a TrainError naming it, never a smaller window."""
     from bots.value_file import shipped_models
 
-    if ref in shipped_models():
+    if model and ref in shipped_models():
         return ref
-    for where in (root / ref, Path(ref)):
-        if where.exists():
-            return str(where)
-    raise TrainError(f"{root}: its lineage names {ref}, which is not in the run's folder any more "
+    if store.exists(ref):
+        return _local(store, ref) if model else store.sub(ref)
+    if not is_url(str(store)) and Path(ref).exists():
+        return str(Path(ref)) if model else RunStore(ref)
+    raise TrainError(f"{store}: its lineage names {ref}, which is not in the run's folder any more "
                      "(moved or deleted): put it back, or start the run over with --fresh")
+
+
+def _local(store, ref: str) -> str:
+    """A local path of the run's file ``ref`` (``gen-001/candidate.azv``): the file itself in a
+    folder, its copy in the local view of its folder on object storage."""
+    folder, _, name = ref.rpartition("/")
+    return str((store.sub(folder) if folder else store).local(name))
 
 
 def _saved_settings(store: RunStore) -> dict:
@@ -165,28 +181,28 @@ def _strict(value):
     return value
 
 
-def _generation_zero(c: TrainConfig, root: Path, log) -> dict:
-    gen = root / f"{GENERATION}000"
-    gen.mkdir(exist_ok=True)
+def _generation_zero(c: TrainConfig, store, log) -> dict:
+    name = f"{GENERATION}000"
     record = {"generation": 0, "accepted": True, "gate": None}
     if not c.start_records:
         from bots.value_file import model_bytes
         model_bytes(c.start_model)       # a clear error now, not in a worker
         log(f"generation 0: the model {c.start_model}")
         return {**record, "model": c.start_model, "data": None}
-    data = gen / "data"
+    gen = store.sub(name)
+    data = gen.sub("data")
     _positions([Path(r) for r in c.start_records], data)
-    metrics = _fit(c, [data], None, RunStore(gen), MODEL_FILE, 0)
+    metrics = _fit(c, [data], None, gen, MODEL_FILE, 0)
     log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
         f"held-out loss {metrics['held_out_loss']:.4f}")
-    return {**record, "model": _ref(root, gen, MODEL_FILE), "data": _ref(root, data), **metrics}
+    return {**record, "model": f"{name}/{MODEL_FILE}", "data": f"{name}/data", **metrics}
 
 
-def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) -> dict:
-    gen = root / f"{GENERATION}{g:03d}"
-    gen.mkdir(exist_ok=True)
+def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict:
+    name = f"{GENERATION}{g:03d}"
+    gen = store.sub(name)  # its nested runs go under it: a folder, or the run's s3:// URL
     parent = current_model(lineage)
-    current = _at(root, parent)
+    current = _at(store, parent)
     bot = spec(current, c.iterations)
     # 1. self-play, with the league's records as usual
     started = time.perf_counter()
@@ -194,26 +210,28 @@ def _generation(c: TrainConfig, root: Path, g: int, lineage: list[dict], log) ->
              "params": {"evaluator": "value", "iterations": c.iterations, "model": current}}]
     bots += [{"name": f"opponent{i}", **_entry(s)} for i, s in enumerate(c.opponents)]
     league = parse_config({"name": "selfplay", "players": c.players, "variant": c.variant, "deals": c.deals,
-                           "seats": "balanced", "self_play": True, "seed": c.seed * 1000 + g, "out": str(gen),
-                           "bots": bots, "mlflow": {"enabled": False}}, source=f"generation {g}")
+                           "seats": "balanced", "self_play": True, "seed": c.seed * 1000 + g,
+                           "out": str(gen.root), "bots": bots, "mlflow": {"enabled": False}},
+                          source=f"generation {g}")
     league = league.with_overrides(workers=c.workers, address=c.address)
-    summary = run_league(league, resume=has_records(gen / "selfplay"))
+    summary = run_league(league, resume=gen.sub("selfplay").has_records())
     if not summary.complete:
         raise TrainError(f"generation {g}: self-play stopped; --resume goes on with it")
     games_per_s = summary.played / max(time.perf_counter() - started, 1e-9) if summary.played else None
     # 2. positions
-    data = gen / "data"
-    _positions([gen / "selfplay"], data)
+    data = gen.sub("data")
+    _positions([gen.sub("selfplay").root], data)
     # 3. training on the window
-    window = [Path(_at(root, r["data"])) for r in lineage if r.get("data")][-(c.window - 1):] if c.window > 1 else []
-    candidate = RunStore(gen).where(CANDIDATE_FILE)
-    metrics = _fit(c, [*window, data], current, RunStore(gen), CANDIDATE_FILE, g, parent)
+    window = [_at(store, r["data"], model=False) for r in lineage if r.get("data")][-(c.window - 1):] \
+        if c.window > 1 else []
+    metrics = _fit(c, [*window, data], current, gen, CANDIDATE_FILE, g, parent)
+    candidate = _local(gen, CANDIDATE_FILE)
     # 4. the gate
     r = gate(c, gen, g, spec(candidate, c.iterations), bot)
     accepted = r["verdict"] == "H1"
     log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
         f"{describe(r)}: {'accepted' if accepted else 'not accepted'}")
-    return {"generation": g, "model": _ref(root, gen, CANDIDATE_FILE), "accepted": accepted, "data": _ref(root, data),
+    return {"generation": g, "model": f"{name}/{CANDIDATE_FILE}", "accepted": accepted, "data": f"{name}/data",
             "parent": parent, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
             "gate": r, **metrics}
 
@@ -223,11 +241,11 @@ def _entry(s: str) -> dict:
     return {"type": kind, "params": params}
 
 
-def _positions(runs: list[Path], data: Path) -> None:
-    store = RunStore(data)
-    if not store.exists(POSITIONS_DONE):
+def _positions(runs: list, data) -> None:
+    """The positions of ``runs`` (folders, or runs' URLs) as shards in the store ``data``, once."""
+    if not data.exists(POSITIONS_DONE):
         count = write_shards(runs, data)
-        store.write_text(POSITIONS_DONE, f"{count}\n")
+        data.write_text(POSITIONS_DONE, f"{count}\n")
 
 
 class _Tracker:
@@ -236,8 +254,8 @@ class _Tracker:
     goes through ``tracking.logged``: an MLflow failure is said once (``say``), never raised,
     and the training goes on (its records are safe; a ``--resume`` logs to the run again)."""
 
-    def __init__(self, c: TrainConfig, root: Path, say):
-        self.c, self.store, self.say, self.said = c, RunStore(root), say, False
+    def __init__(self, c: TrainConfig, store, say):
+        self.c, self.store, self.say, self.said = c, store, say, False
         self.run_id = self.step(self.start)
 
     def step(self, do):
@@ -282,16 +300,15 @@ class _Tracker:
             if gate.get(key) is not None:
                 self.client.log_metric(self.run_id, f"gate_{key}", float(gate[key]), step=g)
         self.client.log_metric(self.run_id, "accepted", float(record["accepted"]), step=g)
-        model = self.store.root / record["model"]
-        if model.is_file():
-            self.client.log_artifact(self.run_id, str(model), f"{GENERATION}{g:03d}")
+        if self.store.exists(record["model"]):  # a file of the run (not a shipped model's name)
+            self.client.log_artifact(self.run_id, _local(self.store, record["model"]), f"{GENERATION}{g:03d}")
 
     def finish(self, lineage: list[dict]) -> None:
         self.step(lambda: self._finish(lineage))
 
     def _finish(self, lineage: list[dict]) -> None:
-        path = plot_curve(lineage, self.store.local(CURVE_FILE))
-        self.client.log_artifact(self.run_id, str(path))
+        self.store.write_bytes(CURVE_FILE, plot_curve(lineage))
+        self.client.log_artifact(self.run_id, str(self.store.local(CURVE_FILE)))
         self.client.log_artifact(self.run_id, str(self.store.local(LINEAGE_FILE)))
 
 
@@ -300,8 +317,8 @@ def _number(value) -> float:
     return float("nan") if value is None else float(value)
 
 
-def plot_curve(lineage: list[dict], path: Path) -> Path:
-    """The curve over generations: held-out loss and the gate's Elo (with its interval)."""
+def plot_curve(lineage: list[dict]) -> bytes:
+    """The curve over generations: held-out loss and the gate's Elo (with its interval), as PNG."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -326,9 +343,10 @@ def plot_curve(lineage: list[dict], path: Path) -> Path:
     for ax in (a, b):  # generations are whole numbers
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=100)
     plt.close(fig)
-    return path
+    return png.getvalue()
 
 
 class TrainKind(RunKind):
@@ -340,14 +358,32 @@ class TrainKind(RunKind):
     nests = True
 
     def finish_command(self, run_dir: Path) -> str:
+        if is_url(str(run_dir)):  # its train.yaml is on the store: the train config that started it
+            return (command_line(["azul", "train", "TRAIN.yaml", "--out", out_and_name(run_dir)[0], "--resume"])
+                    + f" (TRAIN.yaml: the train config that started it, as {as_store(run_dir).where(TRAIN_FILE)} "
+                    "keeps it)")
         return command_line(["azul", "train", RunStore(run_dir).where(TRAIN_FILE), "--out", str(run_dir.parent),
                              "--resume"])
 
-    def nested_runs(self, run_dir: Path) -> list[str]:
-        """Its generations' self-play leagues and gates that hold records."""
-        store = RunStore(run_dir)
+    def nested_runs(self, run_dir) -> list[str]:
+        """Its generations' self-play leagues and gates that hold records (a folder's, or on object
+        storage those of the run's URL: its commits, never its local view's)."""
+        store = as_store(run_dir)
         return [f"{gen}/{inner}" for gen in store.folders(GENERATION) for inner in store.sub(gen).folders("")
                 if store.sub(gen).sub(inner).committed()]
+
+    def recorded_games(self, run_dir) -> int:
+        """The games of its nested runs (a folder's, or a run's on object storage through their views)."""
+        from records.read import done_game_ids
+
+        store = as_store(run_dir)
+        return sum(len(done_game_ids(s.view())) for s in [store, *map(store.sub, self.nested_runs(store))])
+
+    def status(self, run_dir):
+        """As every kind's; on object storage its games are counted on the store (its local view
+        holds only its own small files, not its nested runs)."""
+        st = super().status(run_dir)
+        return replace(st, recorded=self.recorded_games(run_dir)) if is_url(str(run_dir)) else st
 
     def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
         lineage, settings = self._lineage(run_dir), self._settings(run_dir)
@@ -360,7 +396,7 @@ class TrainKind(RunKind):
     @staticmethod
     def _lineage(run_dir: Path) -> list[dict]:
         try:
-            lineage = json.loads(RunStore(run_dir).read_text(LINEAGE_FILE))
+            lineage = json.loads(as_store(run_dir).read_text(LINEAGE_FILE))
         except (OSError, ValueError):
             return []
         return lineage if isinstance(lineage, list) else []
@@ -368,7 +404,7 @@ class TrainKind(RunKind):
     @staticmethod
     def _settings(run_dir: Path) -> dict | None:
         try:
-            settings = read_stored_yaml(RunStore(run_dir), TRAIN_FILE)
+            settings = read_stored_yaml(as_store(run_dir), TRAIN_FILE)
         except ConfigError:
             return None
         return settings if isinstance(settings, dict) else None

@@ -3,7 +3,7 @@
 check of every field, made before anything is written (kinds/train.py runs it)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bots.registry import bot_maker
@@ -51,7 +51,7 @@ class TrainConfig:
     max_pairs: int = 200           # the SPRT's pair limit (2 players)
     max_deals: int = 100           # the league gate's deals (3 and 4 players; even at 4)
     field: str = "current"         # who fills the league gate's other seats: copies of current, or greedy
-    out: str = "runs"
+    out: str = "runs"              # a folder, or s3://BUCKET/PREFIX (the run: <out>/<name>)
     workers: int | None = None
     address: str | None = None
     mlflow: bool = True
@@ -89,7 +89,7 @@ def load_train_config(path: str | Path, **options) -> TrainConfig:
         raise TrainError(f"{path}: unknown field {shown(unknown[0])} (docs/train.md lists the fields)")
     config = TrainConfig(**flat)
     check(config, str(path))
-    return config
+    return replace(config, out=check_out(config.out, urls=True))  # typer's s3:/B/P of a URL as s3://B/P
 
 
 def check(c: TrainConfig, where: str = "train") -> None:
@@ -112,7 +112,6 @@ def _check(c: TrainConfig) -> None:
     SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
                  seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
                  mlflow=c.mlflow).check()
-    check_out(c.out)  # a folder: a training run does not go to object storage (the SPRT's check takes s3://)
     check_int(c.max_deals, "gate.max_deals", 2, 10**6)
     check_choice(c.field, "gate.field", GATE_FIELDS)
     if c.players == 4 and c.deals % 2:

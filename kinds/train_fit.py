@@ -16,17 +16,20 @@ from bots.value_file import model_bytes
 from learn import ntuple
 from learn.data import read_positions
 from learn.model import ValueNet, held_out_mask, train
-from records.store import RunStore
 
 from .train_config import TrainConfig
 
 
-def fit_generation(c: TrainConfig, data: list[Path], start: str | None, store: RunStore, name: str, g: int,
+def fit_generation(c: TrainConfig, data: list, start: str | None, store, name: str, g: int,
                    parent: str | None = None) -> dict:
-    """Train a model on the positions of ``data`` (from ``start``'s weights) and write it as
-    ``name`` in ``store``; a model already there is read back (its metrics are in its header)."""
+    """Train a model on the positions of ``data`` (the stores of their folders: records.store) from
+    ``start``'s weights (a model's name or local file) and write it as ``name`` in ``store``; a
+    model already there is read back (its metrics are in its header). The model's ``data`` names
+    the folders as the stores do (a path, or an ``s3://`` URL); the shards are read from their
+    local views."""
     if store.exists(name):
         return _read(c, store.read_bytes(name), store.where(name)).meta["metrics"]
+    data, where = [d.view(parts=False) for d in data], [str(d) for d in data]
     x, y, games = read_positions(data, c.players, c.target)
     held = held_out_mask(games)
     seed = c.seed * 1000 + g
@@ -41,7 +44,7 @@ def fit_generation(c: TrainConfig, data: list[Path], start: str | None, store: R
                "held_out_loss": history.held_out[-1] if history.held_out else float("nan"),
                "held_out_baseline": float(np.var(y[held])) if held.any() else float("nan"),
                "train_samples_per_s": history.samples_per_s}
-    model.meta = {"generation": g, "parent": parent, "data": [str(d) for d in data], "seed": seed,
+    model.meta = {"generation": g, "parent": parent, "data": where, "seed": seed,
                   "value": c.value, "target": c.target, "epochs": c.epochs, "lr": c.lr, "metrics": metrics,
                   "loss_curve": {"train": history.train, "held_out": history.held_out},
                   **({"hidden": list(c.hidden)} if c.value == "mlp" else

@@ -11,13 +11,11 @@ model's bot beat the current one's at the same iterations per move?
   bound above 0 accepts (``H1``), an upper bound below 0 is ``H0``, anything else ``undecided``,
   and neither of those accepts. The decision is taken once, on all ``max_deals`` deals.
 
-Either leaves its records in the generation's ``gate/`` folder and goes on from them on a resume.
+Either leaves its records in the generation's ``gate/`` (a folder, or under the training run's
+``s3://`` URL) and goes on from them on a resume.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-from records.parts import has_records
 from tournament.config import parse_config
 from tournament.runner import run_league
 
@@ -27,21 +25,22 @@ from .train_config import TrainConfig, TrainError
 LEVEL = 0.95
 
 
-def gate(c: TrainConfig, gen: Path, g: int, candidate: str, current: str) -> dict:
+def gate(c: TrainConfig, gen, g: int, candidate: str, current: str) -> dict:
     """The gate of generation ``g`` (candidate and current as bot specs), played into
-    ``gen/gate``: the lineage's ``gate`` record (``verdict``, ``elo``, ``elo_low``, ``elo_high``,
-    and ``pairs`` and ``llr`` of an SPRT, ``deals`` and ``games`` of a league)."""
+    ``gen/gate`` (``gen``: the generation's store, records.store): the lineage's ``gate`` record
+    (``verdict``, ``elo``, ``elo_low``, ``elo_high``, and ``pairs`` and ``llr`` of an SPRT,
+    ``deals`` and ``games`` of a league)."""
     if c.players == 2:
         return _sprt_gate(c, gen, g, candidate, current)
     return _league_gate(c, gen, g, candidate, current)
 
 
-def _sprt_gate(c: TrainConfig, gen: Path, g: int, candidate: str, current: str) -> dict:
+def _sprt_gate(c: TrainConfig, gen, g: int, candidate: str, current: str) -> dict:
     settings = SprtSettings(new=candidate, base=current, elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs,
                             variant=c.variant, seed=c.seed * 1000 + g, name="gate",
                             names=(f"gen{g}-candidate", f"gen{g}-current"),
-                            out=str(gen), workers=c.workers, address=c.address, mlflow=False)
-    outcome = run_sprt(settings, resume=has_records(gen / "gate"))
+                            out=str(gen.root), workers=c.workers, address=c.address, mlflow=False)
+    outcome = run_sprt(settings, resume=gen.sub("gate").has_records())
     if outcome.interrupted:
         raise TrainError(f"generation {g}: the gate stopped; --resume goes on with it")
     r = outcome.result.as_dict()
@@ -61,19 +60,19 @@ def gate_bots(c: TrainConfig, g: int, candidate: str, current: str) -> list[dict
             *(entry(f"gen{g}-field{i}", field, 3 + i) for i in range(1, c.players - 1))]
 
 
-def _league_gate(c: TrainConfig, gen: Path, g: int, candidate: str, current: str) -> dict:
+def _league_gate(c: TrainConfig, gen, g: int, candidate: str, current: str) -> dict:
     from analysis.plackett_luce import fit_plackett_luce
     from analysis.records import read_records
 
     league = parse_config({"name": "gate", "players": c.players, "variant": c.variant, "deals": c.max_deals,
-                           "seats": "balanced", "seed": c.seed * 1000 + g, "out": str(gen),
+                           "seats": "balanced", "seed": c.seed * 1000 + g, "out": str(gen.root),
                            "bots": gate_bots(c, g, candidate, current), "mlflow": {"enabled": False}},
                           source=f"generation {g}'s gate")
     league = league.with_overrides(workers=c.workers, address=c.address)
-    summary = run_league(league, resume=has_records(gen / "gate"))
+    summary = run_league(league, resume=gen.sub("gate").has_records())
     if not summary.complete:
         raise TrainError(f"generation {g}: the gate stopped; --resume goes on with it")
-    records = read_records(gen / "gate")
+    records = read_records(gen.sub("gate").view())  # a folder, or the run's local view
     fit = fit_plackett_luce(records["results"], records["games"], num_players=c.players,
                             anchor=f"gen{g}-current", seed=c.seed * 1000 + g, level=LEVEL)
     row = fit.table.filter(fit.table["bot"] == f"gen{g}-candidate").row(0, named=True)

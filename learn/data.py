@@ -4,6 +4,7 @@ for that seat, written as Parquet shards (docs/train.md lists the columns).
 
     from learn.data import write_shards, read_positions
     write_shards(["runs/gen0"], "data/gen0")              # data/gen0/positions-00000.parquet, ... (a RunStore's)
+    write_shards(["s3://b/t/gen-1/selfplay"], open_store("s3://b/t/gen-1/data"))  # on S3 (records.store)
     x, y = read_positions("data/gen0", players=2)         # float32 arrays for the trainer
 
 The positions come from the project's replay (``tournament.replay.walk_games``) and the one
@@ -22,7 +23,7 @@ import pyarrow.parquet as pq
 
 from engine import GameState
 from records.names import SHARD_PREFIX, SHARD_SUFFIX
-from records.store import RunStore
+from records.store import as_store, local_run
 from engine.rl import observation
 from engine.rules import ranks
 from tournament.replay import walk_games
@@ -31,7 +32,7 @@ SHARD_ROWS = 20_000  # positions per Parquet shard
 
 SCHEMA = pa.schema([
     ("game_id", pa.string()),     # the recorded game
-    ("run", pa.string()),         # the run folder it was read from (as given)
+    ("run", pa.string()),         # the run folder (or s3:// URL) it was read from, as given
     ("players", pa.int8()),
     ("round", pa.int16()),        # the round that just ended
     ("seat", pa.int8()),          # the seat whose view this is
@@ -91,17 +92,18 @@ def game_positions(walk: Iterable[tuple], game_id: str) -> list[Position]:
 
 
 def positions(run_dirs: Iterable[str | Path]) -> Iterator[tuple[str, Position]]:
-    """(run folder, position) for every finished recorded game of the runs, in record order."""
+    """(run, position) for every finished recorded game of the runs (folders, or runs' ``s3://``
+    URLs, walked in their local views), in record order."""
     for run in run_dirs:
-        for gid, walk in walk_games(run):
+        for gid, walk in walk_games(local_run(run)):
             for position in game_positions(walk, gid):
                 yield str(run), position
 
 
-def write_shards(run_dirs: Iterable[str | Path], out_dir: str | Path, rows: int = SHARD_ROWS) -> int:
-    """Write the positions of the runs to ``out_dir`` (through its ``RunStore``) as Parquet shards
-    of ``rows``; return how many."""
-    out = RunStore(out_dir)
+def write_shards(run_dirs: Iterable[str | Path], out_dir, rows: int = SHARD_ROWS) -> int:
+    """Write the positions of the runs to ``out_dir`` (a store, records.store; a folder's path:
+    its ``RunStore``) as Parquet shards of ``rows``; return how many."""
+    out = as_store(out_dir)
     out.remove(*out.names(SHARD_PREFIX, SHARD_SUFFIX))
     batch: list[tuple[str, Position]] = []
     total = shard = 0
@@ -142,7 +144,7 @@ def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     dirs = [data_dirs] if isinstance(data_dirs, (str, Path)) else list(data_dirs)
-    stores = [RunStore(d) for d in dirs]
+    stores = [as_store(d) for d in dirs]  # folders (or s3:// URLs: read through the store)
     missing = [str(s) for s in stores if not s.is_there()]
     if missing:  # a window with a folder gone would train on less than it says, without a word
         raise ValueError(f"no position folder {missing[0]}: moved or deleted")

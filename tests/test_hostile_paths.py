@@ -197,40 +197,16 @@ def test_brackets_in_paths_and_names_are_printed_as_text(tmp_path):
     assert elo.exit_code == 0 and "[bold red]boss" in elo.output
 
 
-@pytest.mark.parametrize("args", [  # league run, sprt, tune and study take them: tests/test_s3_*.py
-    ["train", "TRAIN", "--out", "s3://bucket/runs"],
-])
-def test_an_object_store_url_is_refused_and_no_folder_named_s3_is_made(tmp_path, monkeypatch, args):
-    """Until these runs can go to object storage, ``--out s3://...`` is one line, not a local folder
-    named ``s3:`` (the URL taken for a path)."""
-    import yaml
-    from typer.testing import CliRunner
-
-    from azul_cli.main import app
-
-    config = tmp_path / "league.yaml"
-    config.write_text(yaml.safe_dump({"name": "l", "bots": ["greedy", "random"], "deals": 1}))
-    tune = tmp_path / "tune.yaml"
-    tune.write_text(Path("examples/tune.yaml").read_text())
-    train = tmp_path / "train.yaml"
-    train.write_text("name: t\ngenerations: 0\n")
-    args = [{"CONFIG": str(config), "TUNE": str(tune), "TRAIN": str(train)}.get(a, a) for a in args]
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 1, result.output
-    assert "object storage URLs are not supported yet" in result.output and "Traceback" not in result.output
-    assert not (tmp_path / "s3:").exists() and sorted(p.name for p in tmp_path.iterdir()) == \
-        ["league.yaml", "train.yaml", "tune.yaml"]
-
-
 @pytest.mark.parametrize("args", [
     ["sprt", "--bot", "greedy", "--bot", "random", "--out", "s3://bucket/runs", "--workers", "0"],
     ["tune", "TUNE", "--out", "s3://bucket/runs", "--workers", "0"],
     ["study", "marker", "--bot", "greedy", "--deals", "2", "--out", "s3://bucket/runs"],
+    ["train", "TRAIN", "--out", "s3://bucket/runs", "--workers", "0"],
 ])
 def test_an_unreachable_object_store_is_one_line_and_no_folder_named_s3_is_made(tmp_path, monkeypatch, args):
-    """sprt, tune and study take ``--out s3://...`` (tests/test_s3_sprt_tune.py): an endpoint that
-    does not answer is one error line naming the object, not the endpoint; nothing local is made."""
+    """sprt, tune, study and train take ``--out s3://...`` (tests/test_s3_sprt_tune.py, test_s3_train.py):
+    an endpoint that does not answer is one error line naming the object, not the endpoint; nothing
+    local is made."""
     from s3_server import AWS_VARIABLES
     from typer.testing import CliRunner
 
@@ -245,10 +221,13 @@ def test_an_unreachable_object_store_is_one_line_and_no_folder_named_s3_is_made(
     monkeypatch.setattr(Objects.__init__, "__defaults__", (None, 1))  # one try, not five with their waits
     tune = tmp_path / "tune.yaml"
     tune.write_text(Path("examples/tune.yaml").read_text())
+    train = tmp_path / "train.yaml"
+    train.write_text("name: t\ngenerations: 0\n")
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(app, [str(tune) if a == "TUNE" else a for a in args + ["--no-mlflow"]])
+    files = {"TUNE": str(tune), "TRAIN": str(train)}
+    result = CliRunner().invoke(app, [files.get(a, a) for a in args + ["--no-mlflow"]])
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     error = result.output.strip().splitlines()[-1]
     assert error.startswith("error: s3://bucket/runs/") and "could not reach the S3 endpoint" in error, error
     assert "127.0.0.1:9" not in result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["tune.yaml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["train.yaml", "tune.yaml"]
