@@ -11,13 +11,14 @@ from .common import fail
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 ServeRuns = Annotated[Optional[list[Path]], typer.Argument(
-    help="Folders of runs to serve (a run folder itself, or one holding runs); runs when none is given.",
+    help="Folders of runs to serve (a run folder itself, or one holding runs), or s3://BUCKET/PREFIX "
+         "(runs on object storage); runs when none is given.",
     metavar="RUNS", show_default=False)]
 HostOpt = Annotated[str, typer.Option(
     help="Address to listen on; anything but the loopback makes the view reachable from the network.")]
 PortOpt = Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on; 0 takes a free one.")]
 PlayOutOpt = Annotated[Path, typer.Option(
-    help="Folder the games people play in the browser are recorded under.")]
+    help="Folder (or s3://BUCKET/PREFIX) the games people play in the browser are recorded under.")]
 
 
 def free_port(host: str, port: int = 0) -> int:
@@ -28,6 +29,34 @@ def free_port(host: str, port: int = 0) -> int:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
         s.bind((host, port))
         return s.getsockname()[1]
+
+
+def check_url(text: str, what: str = "") -> str:
+    """An ``s3://`` URL as the store names it (typer's ``s3:/B/P`` made ``s3://B/P``), or one
+    ``error:`` line saying what is wrong with it."""
+    from records.store import open_store
+
+    try:
+        return str(open_store(text))
+    except ValueError as exc:
+        fail(f"{what}{exc}")
+
+
+def check_prefix(text: str) -> str:
+    """A served ``s3://BUCKET/PREFIX``, checked with one LIST: an ``error:`` line when it cannot
+    be listed (no bucket, refused, unreachable: the message names the URL, never the endpoint) or
+    holds nothing."""
+    from records.store import open_store
+
+    url = check_url(text)
+    store = open_store(url)
+    try:
+        there = store.is_there()
+    except OSError as exc:
+        fail(str(exc))
+    if not there:
+        fail(f"{url}: nothing there (RUNS on object storage are prefixes holding runs, or runs)")
+    return url
 
 
 def serve(runs: ServeRuns = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8000,
@@ -41,12 +70,13 @@ def serve(runs: ServeRuns = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8
     folders = runs or [Path("runs")]
     from records.urls import is_url
 
-    for folder in folders:
+    for i, folder in enumerate(folders):
         if is_url(str(folder)):
-            fail("RUNS on object storage (s3://...) are not served yet: azul serve reads local folders "
-                 "(serve a local copy of the runs)")
-        if not folder.is_dir():
+            folders[i] = check_prefix(str(folder))
+        elif not folder.is_dir():
             fail(f"{folder}: no such folder (RUNS are folders of runs, or run folders)")
+    if is_url(str(play_out)):
+        play_out = check_url(str(play_out), "--play-out ")
     try:
         port = free_port(host, port)
     except OSError as exc:

@@ -1,7 +1,7 @@
 """``azul serve`` over real HTTP (uvicorn on a free port, tests/serve_support.py): the index and the
 run pages say what the kinds' status and the analysis functions say, names from records are
 escaped, no URL reaches outside the served folder, nothing but GET is answered, a damaged part is
-an error field (never a 500), and the command's own checks and lines."""
+an error field (never a 500), and the command's own checks and lines (s3:// RUNS: tests/test_serve_s3.py)."""
 from __future__ import annotations
 
 import json
@@ -214,13 +214,6 @@ def test_a_missing_runs_folder_is_one_line(tmp_path):
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [f"error: {tmp_path / 'nowhere'}: no such folder (RUNS are folders "
                                                   "of runs, or run folders)"]
-
-
-def test_object_storage_is_refused_in_one_line():
-    result = runner.invoke(app, ["serve", "s3://bucket/runs"])
-    assert result.exit_code == 1
-    assert result.output.strip().splitlines() == ["error: RUNS on object storage (s3://...) are not served yet: "
-                                                  "azul serve reads local folders (serve a local copy of the runs)"]
 
 
 def test_a_port_in_use_is_one_line(tmp_path):

@@ -1,5 +1,8 @@
 """``azul serve`` over runs on object storage, against a real S3 server (SeaweedFS, tests/s3_server.py)
-and a real uvicorn (tests/serve_support.py): a person's game played over HTTP is recorded into an
+and a real uvicorn (tests/serve_support.py): a league played to ``s3://`` is listed and its page
+shows ``azul elo``'s ratings of it; a run whose lock is held shows as running and its count grows as
+parts commit; what is not a run, or a bucket that cannot be read, is a 404 or an error line, never a
+500; no endpoint or credential in any page. A person's game played over HTTP is recorded into an
 ``s3://`` ``--play-out`` through the run's store and read back by ``azul elo``."""
 from __future__ import annotations
 
@@ -9,16 +12,20 @@ import re
 import uuid
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from s3_server import s3_env, s3_server  # noqa: F401 (fixtures)
-from serve_support import get, serving
+from serve_support import get, raw_get, serving, until
+from test_s3_league import azul, config
 from test_serve_play import elo_names, post
 from typer.testing import CliRunner
 
 from azul_cli.main import app
 from engine import GameState
+from records.columns import TABLES
 from records.folder import run_kind
-from records.names import LOCK_FILE
+from records.names import CONFIG_FILE, LOCK_FILE, RUN_FILE
+from records.parts import PartWriter
 from records.store import open_store
 
 runner = CliRunner()
@@ -30,6 +37,117 @@ def prefix(s3_env, tmp_path, monkeypatch):  # noqa: F811
     monkeypatch.setenv("AZUL_S3_CACHE", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     return f"s3://{s3_env.bucket}/serve-{uuid.uuid4().hex[:12]}"
+
+
+def api(base: str, path: str) -> dict:
+    status, body = get(f"{base}/api/{path}")
+    assert status == 200, body
+    return json.loads(body)
+
+
+def secret_free(page: str, s3) -> None:
+    """No endpoint, key id or secret key of the server in ``page``."""
+    for value in (s3.endpoint, s3.endpoint.split("//")[1], s3.access_key, s3.secret_key):
+        assert value not in page
+
+
+def test_a_league_on_s3_is_listed_and_its_page_shows_azul_elos_ratings(prefix, tmp_path, s3_env):  # noqa: F811
+    out = f"{prefix}/runs"
+    played = azul("league", "run", config(tmp_path), "--out", out, "--quiet")
+    assert played.exit_code == 0, played.output
+    label = prefix.rsplit("/", 1)[1]
+    with serving([prefix], tmp_path / "played") as base:
+        rows = {r["url"]: r for r in api(base, "index")["runs"]}
+        run = f"{label}/runs/s3l"
+        assert list(rows) == [run] and rows[run]["kind"] == "league", rows
+        assert rows[run]["state"] == "finished" and rows[run]["recorded"] == rows[run]["planned"] == 18
+        shown = {b["bot"]: b for fit in api(base, f"run/{run}")["ratings"] for b in fit["bots"]}
+        elo = azul("elo", f"{out}/s3l", "-f", "json")
+        assert elo.exit_code == 0, elo.output
+        for fit in json.loads(elo.output):
+            for row in fit["bots"]:
+                for key in ("games", "rating", "low", "high"):
+                    assert shown[row["bot"]][key] == pytest.approx(row[key], abs=0.1), (row["bot"], key)
+        assert len(shown) == 3
+        standings = api(base, f"run/{run}")["detail"]["standings"]
+        local = json.loads(open_store(f"{out}/s3l").read_text("standings.json"))
+        assert [r["bot"] for r in standings] == [r["bot"] for r in (local["standings"] if isinstance(local, dict)
+                                                                    else local)]
+        pages = [get(base + "/")[1], get(f"{base}/run/{run}")[1]]
+        assert "greedy2" in pages[1] and 'id="errors"' not in pages[1]
+        game = api(base, f"run/{run}")["games"][0]["game_id"]
+        status, replay = get(f"{base}/run/{run}/game/{game}")
+        assert status == 200 and game in replay
+        pages.append(replay)
+        # what is not a run: a 404 (a page, or the API's error field), never a 500
+        for path in (f"{label}/runs", f"{label}/nothing", f"{label}/runs/s3l/games", f"{label}/runs/s3l/_commits",
+                     f"{label}/runs/../runs/s3l", f"{label}/runs/%2e%2e/runs/s3l", "nolabel/runs/s3l"):
+            assert raw_get(base, f"/run/{path}")[0] == 404, path
+            status, body = get(f"{base}/api/run/{path}")
+            assert status == 404 and json.loads(body)["error"], path
+        assert get(f"{base}/run/{run}/game/no-such-game")[0] == 404
+    for page in pages:
+        secret_free(page, s3_env)
+    assert not Path("s3:").exists()
+
+
+def grown(base: str, url: str, before: int) -> int | None:
+    """The run's games recorded when it is running with more than ``before``, else None."""
+    data = api(base, f"run/{url}")
+    return data["recorded"] if data["state"] == "running" and data["recorded"] > before else None
+
+
+def test_a_run_whose_s3_lock_is_held_shows_running_and_its_count_grows(prefix, tmp_path, s3_env):  # noqa: F811
+    """The parts of a league played to s3 committed again, one at a time, into a run whose lock
+    this process holds (``store.lock()``, the S3 lock object a driver takes)."""
+    played = azul("league", "run", config(tmp_path), "--out", f"{prefix}/done", "--quiet")
+    assert played.exit_code == 0, played.output
+    done = open_store(f"{prefix}/done/s3l")
+    view = done.view()
+    live = open_store(f"{prefix}/live/s3l")
+    for name in (RUN_FILE, CONFIG_FILE):
+        live.write_text(name, done.read_text(name))
+    parts = sorted(p.name for p in (view / "games").iterdir())
+    label, run = prefix.rsplit("/", 1)[1], "live/s3l"
+    with serving([prefix], tmp_path / "played") as base, live.lock():
+        url = f"{label}/{run}"
+        writer = PartWriter(live)
+        counts = []
+        for part in parts[:3]:
+            writer.write({name: [pq.read_table(view / name / part)] for name in TABLES})
+            before = counts[-1] if counts else 0
+            counts.append(until(lambda: grown(base, url, before), 30, f"{url} running with more than {before} games"))
+        row = {r["url"]: r for r in api(base, "index")["runs"]}[url]
+        assert row["state"] == "running" and row["driver"] and row["recorded"] == counts[-1]
+        assert counts == sorted(counts) and len(set(counts)) == 3
+        page = get(f"{base}/run/{url}")[1]
+        assert "state-running" in page
+        secret_free(page, s3_env)
+    with serving([prefix], tmp_path / "played") as base:  # the lock given back: stopped (6 of 18 games)
+        data = api(base, f"run/{label}/{run}")
+        assert data["state"] == "stopped" and data["recorded"] == counts[-1] < data["planned"] == 18
+        assert f"--out {prefix}/live" in data["finish"]
+
+
+def test_a_bucket_that_cannot_be_read_is_an_error_line_never_a_500(prefix, tmp_path, s3_env):  # noqa: F811
+    nobucket = f"s3://no-such-bucket-{uuid.uuid4().hex[:8]}/runs"
+    with serving([nobucket, tmp_path], tmp_path / "played") as base:
+        doc = api(base, "index")
+        assert doc["runs"] == [] and "no bucket 'no-such-bucket-" in doc["errors"]["runs"]
+        status, page = get(base + "/")
+        assert status == 200 and "no bucket" in page and "class='errors'" in page
+        assert get(f"{base}/run/runs/x")[0] == 404
+        secret_free(page, s3_env)
+    # the command: one error line before anything starts
+    for url, said in ((nobucket, f"error: {nobucket}: list: no bucket"),
+                      (f"{prefix}/nothing", f"error: {prefix}/nothing: nothing there"),
+                      ("s3://Bad_Bucket/runs", "error: bad S3 URL s3://Bad_Bucket/runs:")):
+        result = runner.invoke(app, ["serve", url, "--port", "0"])
+        lines = result.output.strip().splitlines()
+        assert result.exit_code == 1 and len(lines) == 1 and lines[0].startswith(said), result.output
+        secret_free(result.output, s3_env)
+    result = runner.invoke(app, ["serve", str(tmp_path), "--play-out", "s3://Bad_Bucket/p"])
+    assert result.exit_code == 1 and result.output.startswith("error: --play-out bad S3 URL"), result.output
 
 
 def position(page: str) -> GameState:

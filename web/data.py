@@ -6,8 +6,8 @@ a rating list's ratings (``azul ratings show``), and the last games recorded.
 
 Each part is read on its own: one that meets a half-written or damaged record (a repair or a
 resume under way) answers an ``errors`` entry naming it, and the rest still shows. A run's data
-is kept until its folder changes (``signature``: the folders' times, the lock file's) or for
-``MAX_AGE`` seconds, so that pages polling every second read the records once per change; a
+is kept until its folder changes (``signature``: the folders' times, the lock file's; on object
+storage its commits and the ETags of its small files and lock object) or for ``MAX_AGE`` seconds, so that pages polling every second read the records once per change; a
 large run's data made again does not hold its page up (``Cache``).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any, Callable
 from records.names import LOCK_FILE, QUARANTINE
 from records.store import RunStore
 
-from .runs import Found, is_rating_list
+from .runs import Found, is_rating_list, view_lock
 
 MAX_AGE = 5.0  # seconds a run's data is kept while its folder does not change
 WAIT = 0.5  # seconds a request waits for a run's data made again before answering with the last
@@ -34,9 +34,12 @@ PATH_POINTS = 400  # points of a drawn path at most (an SPRT's LLR, a tune's the
 RATING_RESAMPLES = 1
 
 
-def signature(folder: Path, depth: int = 3) -> tuple:
+def signature(found: Found, depth: int = 3) -> tuple:
     """What changes when anything is committed, repaired or started in a run: the times of its
-    folders (a part committed is a rename into one) and of its lock file."""
+    folders (a part committed is a rename into one) and of its lock file; on object storage
+    (``s3_signature``) its commits and the ETags of its small files and of its lock object."""
+    if found.store is not None:
+        return s3_signature(found.store)
     out = []
 
     def walk(d: Path, level: int) -> None:
@@ -49,13 +52,25 @@ def signature(folder: Path, depth: int = 3) -> tuple:
         except OSError:
             out.append((str(d), None))
 
-    walk(folder, 0)
+    walk(found.folder, 0)
     try:
-        lock = RunStore(folder).local(LOCK_FILE).stat()
+        lock = RunStore(found.folder).local(LOCK_FILE).stat()
         out.append((lock.st_mtime_ns, lock.st_size))
     except OSError:
         pass
     return tuple(out)
+
+
+def s3_signature(store) -> tuple:
+    """A run on object storage's signature, in two LIST requests: its committed parts (each
+    commit's ETag) and the ETags of its small files, the lock object's among them (a driver
+    taking, beating or giving back the lock writes it anew). A store that cannot be listed: the
+    error (the data made then says so)."""
+    try:
+        files, _ = store.objects.level("")
+        return tuple(sorted(store.commits().items())), tuple(sorted((n, e) for n, (e, _) in files.items()))
+    except OSError as exc:
+        return ("unreadable", str(exc))
 
 
 class Cache:
@@ -99,24 +114,33 @@ def failed(exc: BaseException) -> str:
 def status_row(found: Found) -> dict:
     """A run's line of the index: kind, state, games of planned, who is ahead (``error``: what
     could not be read)."""
+    with view_lock(found):
+        return _status(found)[0]
+
+
+def _status(found: Found) -> tuple[dict, Path | None]:
+    """``status_row``'s row, and the local folder it read (None when it could not): the run's
+    folder, or for a run on object storage its local view, whose state (``running``) comes from
+    the store's lock object (the kind's status of the run's URL: ``store.holder()``)."""
     row: dict[str, Any] = {"url": found.url, "name": found.url, "kind": None, "state": None, "recorded": None,
                            "planned": None, "ahead": None, "error": None}
     if found.rating_list:
         row.update(kind="rating list", state="-", ahead=_list_ahead(found.folder, row))
-        return row
+        return row, found.folder
     from kinds import kind_of
 
     try:
-        kind = kind_of(found.folder)
-        st = kind.status(found.folder)
+        folder = found.local()
+        kind = kind_of(folder)
+        st = kind.status(found.where)
     except Exception as exc:  # noqa: BLE001 - a damaged or half-written run: its row says why, the page stays
         row["error"] = failed(exc)
-        return row
+        return row, None
     row.update(kind=kind.name, label=kind.label, nests=kind.nests, state=st.state, recorded=st.recorded,
                planned=st.planned, driver=st.driver, finish=st.finish, decides=st.decides,
-               ahead=ahead(st.detail, found.folder))
+               ahead=ahead(st.detail, folder))
     row["detail"] = st.detail
-    return row
+    return row, folder
 
 
 def ahead(detail: dict, folder: Path) -> str | None:
@@ -176,26 +200,28 @@ def tune_path(folder: Path) -> list[dict] | None:
 def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
     """Everything a run page shows: the index row, and each part its kind has (``errors``: the
     parts that could not be read, by name). ``inside``: whether a folder lies in the served ones
-    (a rating list's runs are read only when they do)."""
-    if found.rating_list or is_rating_list(found.folder):
+    (a rating list's runs are read only when they do). A run on object storage is read from its
+    local view, made current first."""
+    if found.rating_list or (found.store is None and is_rating_list(found.folder)):
         data = status_row(Found(found.folder, found.url, rating_list=True))
         data["errors"] = {}
         part(data, "rating_list", lambda: rating_list(found.folder, inside))
         return data
-    data = status_row(found)
-    data["errors"] = {}
-    data["nested"] = [{"url": n.url, "name": n.url} for n in found.nested]
-    if data["error"] is not None or data.get("nests"):  # a training run: its records are in its runs
-        return data
-    records = part(data, "records", lambda: _records(found.folder))
-    if records is None:
-        return data
-    part(data, "ratings", lambda: ratings(records))
-    part(data, "games", lambda: last_games(records))
-    part(data, "event", lambda: event(found.folder, records))
-    if "test" in data["detail"]:  # an SPRT's status has its test
-        part(data, "sprt_path", lambda: llr_path(found.folder, records))
-    part(data, "tune", lambda: tune_data(found.folder))
+    with view_lock(found):
+        data, folder = _status(found)
+        data["errors"] = {}
+        data["nested"] = [{"url": n.url, "name": n.url} for n in found.nested]
+        if data["error"] is not None or data.get("nests"):  # a training run: its records are in its runs
+            return data
+        records = part(data, "records", lambda: _records(folder))
+        if records is None:
+            return data
+        part(data, "ratings", lambda: ratings(records))
+        part(data, "games", lambda: last_games(records))
+        part(data, "event", lambda: event(folder, records))
+        if "test" in data["detail"]:  # an SPRT's status has its test
+            part(data, "sprt_path", lambda: llr_path(folder, records))
+        part(data, "tune", lambda: tune_data(folder))
     return data
 
 

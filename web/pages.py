@@ -68,11 +68,14 @@ def games_text(row: dict) -> str:
     return f"{row['recorded']:,}" + (" (plays until it decides)" if row.get("decides") else "")
 
 
-def index_fragment(rows: list[tuple[dict, bool]], served: list[str]) -> str:
-    """The index: a row a run (``(row, nested)``: nested runs under their parent)."""
+def index_fragment(rows: list[tuple[dict, bool]], served: list[str], problems: dict[str, str] | None = None) -> str:
+    """The index: a row a run (``(row, nested)``: nested runs under their parent); ``problems``: a
+    served prefix on object storage that could not be listed, by label, with why (one line each)."""
     out = [f"<h1>Runs</h1><p>under {esc(', '.join(served))}: {sum(not n for _, n in rows)} runs</p>"]
+    out += [f"<p class='errors' data-served='{esc(label)}'>{esc(label)}: {esc(why)}</p>"
+            for label, why in (problems or {}).items()]
     if not rows:
-        return out[0] + "<p>no runs yet</p>"
+        return "".join(out) + "<p>no runs yet</p>"
     out.append("<table id='runs'><thead><tr><th>run</th><th>kind</th><th>state</th><th class='num'>games</th>"
                "<th>ahead</th></tr></thead><tbody>")
     for row, nested in rows:

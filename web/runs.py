@@ -12,29 +12,63 @@ A run folder holds ``run.json``, a ``config.yaml`` or records (``azul league sta
 same); a rating list holds ``list.json`` (analysis/rating_list.py). The walk does not go into a
 run (the runs a training run holds are its kind's ``nested_runs``), nor into hidden folders,
 quarantine or record tables.
+
+A served ``s3://BUCKET/PREFIX`` (records/s3store.py) is walked the same way, a level at a time
+(``Objects.level``: one LIST a folder): a run there holds ``run.json`` or committed parts
+(``_commits/``). Its runs are known only from that walk, kept ``WALK_AGE`` seconds: a URL path
+names a run on object storage only when the walk found it (so no URL reads anything else), and
+its ``Found`` carries the run's store, whose local view (``Found.local``) the pages read.
 """
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from analysis.rating_list import LIST_FILE
 from records.columns import TABLES
 from records.names import QUARANTINE, RUN_FILE
 from records.parts import has_records
-from records.store import RunStore
+from records.store import RunStore, open_store
+from records.urls import is_url
 
 MAX_DEPTH = 4  # folders below a served folder the walk looks into for runs
+WALK_AGE = 5.0  # seconds the walk of an s3:// prefix is kept (a new run shows within it)
+NOT_WALKED = (QUARANTINE, *TABLES, "_commits", "_staged")  # records/s3store.py's COMMITS and STAGED
+_VIEW_LOCKS: dict[str, threading.Lock] = {}
+_VIEW_LOCKS_LOCK = threading.Lock()
+
+
+def view_lock(found: Found) -> threading.Lock:
+    """The lock a run on object storage's data is made under: its local view is one folder, which
+    two threads must not download into at once (a local run's lock is a fresh one: no wait)."""
+    if found.store is None:
+        return threading.Lock()
+    with _VIEW_LOCKS_LOCK:
+        return _VIEW_LOCKS.setdefault(str(found.store), threading.Lock())
 
 
 @dataclass
 class Found:
     """A run (or a rating list) under a served folder: its folder, its URL path, the runs it holds."""
 
-    folder: Path
+    folder: Path | None  # None for a run on object storage (its store)
     url: str
     rating_list: bool = False
     nested: list[Found] = field(default_factory=list)
+    store: Any = None  # a run on object storage: its records.s3store.S3RunStore
+
+    @property
+    def where(self) -> str | Path:
+        """The run as a command names it: its folder, or its ``s3://`` URL."""
+        return self.folder if self.store is None else str(self.store)
+
+    def local(self) -> Path:
+        """A local folder that reads as the run now: its folder, or its store's local view (its
+        small files and committed parts, downloaded as they change; under ``view_lock``)."""
+        return self.folder if self.store is None else self.store.view()
 
 
 def is_run(folder: Path) -> bool:
@@ -47,19 +81,36 @@ def is_rating_list(folder: Path) -> bool:
     return (folder / LIST_FILE).is_file()
 
 
-class Served:
-    """The folders ``azul serve`` serves, each by its label."""
+def refused(parts: list[str]) -> bool:
+    """Whether a URL path's parts are refused: an empty part, ``.``, ``..``, a backslash, a NUL."""
+    return any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts)
 
-    def __init__(self, roots: list[Path]):
-        self.roots: dict[str, Path] = {}
+
+class Served:
+    """The folders ``azul serve`` serves, each by its label (an ``s3://`` prefix: by its last part)."""
+
+    def __init__(self, roots: list[Path | str]):
+        self.roots: dict[str, Path] = {}  # the local folders
+        self.stores: dict[str, Any] = {}  # the prefixes on object storage (S3RunStore)
+        self.problems: dict[str, str] = {}  # a prefix that could not be walked: why
+        self._walked: dict[str, tuple[float, list[Found]]] = {}
+        self._walk_lock = threading.Lock()
         for root in roots:
-            root = Path(root).resolve()
-            base = root.name or "root"
+            store = open_store(str(root)) if is_url(str(root)) else None
+            root = Path(root).resolve() if store is None else store
+            base = (Path(root).name or "root") if store is None else str(store).rstrip("/").rsplit("/", 1)[-1]
             label, n = base, 1
-            while label in self.roots:
+            while label in self.roots or label in self.stores:
                 n += 1
                 label = f"{base}-{n}"
-            self.roots[label] = root
+            if store is None:
+                self.roots[label] = root
+            else:
+                self.stores[label] = store
+
+    def labels(self) -> list[str]:
+        """The served folders' and prefixes' labels, in the order given."""
+        return [*self.roots, *self.stores]
 
     def inside(self, path: Path, root: Path) -> bool:
         """Whether ``path``, symlinks resolved, is ``root`` or lies below it."""
@@ -81,7 +132,7 @@ class Served:
         """The folder a URL path names, or None: a refused path, or one that is not a folder
         inside the served one it names."""
         parts = path.split("/")
-        if any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+        if refused(parts):
             return None
         root = self.roots.get(parts[0])
         if root is None:
@@ -98,6 +149,15 @@ class Served:
 
     def found(self, path: str) -> Found | None:
         """The run (with the runs it holds) or rating list a URL path names, or None."""
+        parts = path.split("/")
+        if parts[0] in self.stores:  # on object storage: only a run the walk found
+            if refused(parts):
+                return None
+            for run in self._walk_store(parts[0]):
+                for one in (run, *run.nested):
+                    if one.url == path:
+                        return one
+            return None
         folder = self.run(path)
         if folder is None:
             return None
@@ -106,11 +166,61 @@ class Served:
 
     def find(self) -> list[Found]:
         """Every run and rating list under the served folders, in name order, each training run
-        with the runs it holds."""
+        with the runs it holds; then the runs under each served prefix on object storage."""
         found: list[Found] = []
         for root in self.roots.values():
             found += self._walk(root, root, 0)
+        for label in self.stores:
+            found += self._walk_store(label)
         return found
+
+    def _walk_store(self, label: str) -> list[Found]:
+        """The runs under a served prefix, walked again when the last walk is ``WALK_AGE`` old; a
+        prefix that cannot be listed (no bucket, refused) has no runs and its ``problems`` line."""
+        with self._walk_lock:
+            kept = self._walked.get(label)
+            if kept is not None and time.monotonic() - kept[0] < WALK_AGE:
+                return kept[1]
+            try:
+                runs = self._walk_s3(self.stores[label], label, 0)
+                self.problems.pop(label, None)
+            except OSError as exc:  # records.objects.ObjectStoreError: it names the object, not the endpoint
+                runs, self.problems[label] = [], str(exc)
+            self._walked[label] = (time.monotonic(), runs)
+            return runs
+
+    def _walk_s3(self, store, url: str, depth: int) -> list[Found]:
+        files, folders = store.objects.level("")
+        if RUN_FILE in files or "_commits" in folders:
+            return [self._s3_run(store, url)]
+        if depth >= MAX_DEPTH:
+            return []
+        found = []
+        for name in folders:
+            if name.startswith(".") or name in NOT_WALKED:
+                continue
+            try:
+                inner = store.sub(name)
+            except ValueError:  # a key no s3:// URL can name (a '..' part, a control character)
+                continue
+            found += self._walk_s3(inner, f"{url}/{name}", depth + 1)
+        return found
+
+    def _s3_run(self, store, url: str) -> Found:
+        from kinds import kind_of
+
+        run = Found(None, url, store=store)
+        try:
+            kind = kind_of(store.view(parts=False))
+            nested = kind.nested_runs(str(store)) if kind.nests else []
+        except (ValueError, OSError):  # an unknown kind: the index row says so
+            nested = []
+        for rel in nested:
+            try:
+                run.nested.append(Found(None, f"{url}/{rel}", store=store.sub(rel)))
+            except ValueError:
+                continue
+        return run
 
     def _walk(self, folder: Path, root: Path, depth: int) -> list[Found]:
         if not self.inside(folder, root):  # a symlink that leads out

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from . import pages
 from .data import Cache, failed, run_data, signature, status_row
-from .runs import Found, Served
+from .runs import Found, Served, view_lock
 
 ANALYZE_ITERATIONS = 2000  # the analysis view's search, by default
 MAX_ANALYZE_ITERATIONS = 20000  # ... and at most (?iterations=N)
@@ -52,15 +52,16 @@ def view_routes(runs: list[Path]) -> list:
     def rows() -> list[tuple[dict, bool]]:
         out = []
         for found in served.find():
-            out.append((cache.get(("row", found.url), signature(found.folder), lambda f=found: status_row(f)), False))
-            out += [(cache.get(("row", n.url), signature(n.folder), lambda n=n: status_row(n)), True)
+            out.append((cache.get(("row", found.url), signature(found), lambda f=found: status_row(f)), False))
+            out += [(cache.get(("row", n.url), signature(n), lambda n=n: status_row(n)), True)
                     for n in found.nested]
         return out
 
     def index_doc() -> dict:
         listed = rows()
-        return {"runs": [dict(r, nested=n) for r, n in listed],
-                "html": pages.index_fragment(listed, list(served.roots))}
+        problems = dict(served.problems)  # a served prefix that could not be listed: why
+        return {"runs": [dict(r, nested=n) for r, n in listed], "errors": problems,
+                "html": pages.index_fragment(listed, served.labels(), problems)}
 
     def index(request: Request) -> Response:
         doc = index_doc()
@@ -70,7 +71,7 @@ def view_routes(runs: list[Path]) -> list:
         return JSONResponse(clean(index_doc()))
 
     def run_doc(found: Found) -> dict:
-        data = cache.get(("run", found.url), signature(found.folder),
+        data = cache.get(("run", found.url), signature(found),
                          lambda: run_data(found, lambda p: any(served.inside(p, r) for r in served.roots.values())))
         return {**data, "html": pages.run_fragment(data)}
 
@@ -87,25 +88,35 @@ def view_routes(runs: list[Path]) -> list:
             return JSONResponse({"error": "no such run under the served folders"}, 404)
         return JSONResponse(clean(run_doc(found)))
 
-    def replay(request: Request) -> Response:
-        folder = served.run(request.path_params["path"])
-        if folder is None:
-            return not_found()
-        from azul_cli.replay_html import page
+    def game_of(path: str, game_id: str):
+        """The recorded game ``game_id`` of the run at ``path`` (its steps), or the response
+        saying why not: no such run or game (404), records that cannot be read (503)."""
         from tournament.replay import replay_steps
 
+        found = served.found(path)
+        if found is None or found.rating_list:
+            return None, not_found()
         try:
-            game = replay_steps(folder, request.path_params["game_id"])
+            with view_lock(found):
+                return replay_steps(found.local(), game_id), None
         except KeyError:
-            return not_found("no such game in this run")
-        except Exception as exc:  # noqa: BLE001 - a damaged part: said, never a 500
-            return HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"), 503)
+            return None, not_found("no such game in this run")
+        except Exception as exc:  # noqa: BLE001 - a damaged part, a store that cannot be read: said, never a 500
+            return None, HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"),
+                                      503)
+
+    def replay(request: Request) -> Response:
+        from azul_cli.replay_html import page
+
+        game, refused = game_of(request.path_params["path"], request.path_params["game_id"])
+        if refused is not None:
+            return refused
         return HTMLResponse(page(game.to_dict()))
 
     def analyze(request: Request) -> Response:
         path, game_id = request.path_params["path"], request.path_params["game_id"]
-        folder = served.run(path)
-        if folder is None:
+        found = served.found(path)
+        if found is None:
             return not_found()
         try:
             step = int(request.query_params.get("step", "1"))
@@ -114,18 +125,13 @@ def view_routes(runs: list[Path]) -> list:
             return HTMLResponse(pages.plain_page("bad request", "<p>step and iterations are whole numbers</p>"), 400)
         if not 1 <= iterations <= MAX_ANALYZE_ITERATIONS:
             return HTMLResponse(pages.plain_page("bad request", f"<p>iterations: 1 to {MAX_ANALYZE_ITERATIONS:,}</p>"), 400)
-        from tournament.replay import replay_steps
-
-        try:
-            game = replay_steps(folder, game_id)
-        except KeyError:
-            return not_found("no such game in this run")
-        except Exception as exc:  # noqa: BLE001 - as replay
-            return HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"), 503)
+        game, refused = game_of(path, game_id)
+        if refused is not None:
+            return refused
         if not 1 <= step <= len(game.steps):
             return not_found(f"no step {step}: the game has steps 1 to {len(game.steps)}")
         data = analysis(game, step, iterations)
-        data.update(url=served.url(folder), name=served.url(folder), game_id=game_id)
+        data.update(url=found.url, name=found.url, game_id=game_id)
         return HTMLResponse(pages.plain_page(f"analysis {game_id}", pages.analysis_body(data)))
 
     return [Route("/", index), Route("/api/index", api_index),
