@@ -9,6 +9,9 @@ from __future__ import annotations
 import html
 import json
 import re
+import signal
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -16,7 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 from s3_server import s3_env, s3_server  # noqa: F401 (fixtures)
 from serve_support import get, raw_get, serving, until
+from test_league_support import ROOT, subprocess_env
 from test_s3_league import azul, config
+from test_serve import _answer
 from test_serve_play import elo_names, post
 from typer.testing import CliRunner
 
@@ -86,9 +91,61 @@ def test_a_league_on_s3_is_listed_and_its_page_shows_azul_elos_ratings(prefix, t
             status, body = get(f"{base}/api/run/{path}")
             assert status == 404 and json.loads(body)["error"], path
         assert get(f"{base}/run/{run}/game/no-such-game")[0] == 404
-    for page in pages:
+    # the command itself, as a person runs it (the AWS environment of the server, typer's s3:/ of the URL)
+    proc = subprocess.Popen([sys.executable, "-m", "azul_cli", "serve", prefix, "--port", "0"], cwd=ROOT,
+                            env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert f"serving {prefix} on http://127.0.0.1:" in line, line
+        base = re.search(r"on (http://[^ ]+)/ ", line).group(1)
+        status, body = until(lambda: _answer(base), 30, "the command's server answered")
+        assert status == 200 and f"{label}/runs/s3l" in body
+        pages.append(body)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    for page in [*pages, err]:
         secret_free(page, s3_env)
     assert not Path("s3:").exists()
+
+
+def test_a_training_run_on_s3_is_listed_with_its_runs_under_it(prefix, tmp_path, s3_env):  # noqa: F811
+    """As tests/test_serve.py's training run in a folder: its generation's self-play and gate (the
+    kind's nested_runs of its URL) listed under it, its page the lineage."""
+    from kinds import kind_of
+    from kinds.train import load_train_config, run_train
+    from test_league_support import league
+    from tournament.config import parse_config
+    from tournament.runner import run_league
+
+    run_league(parse_config(league(tmp_path / "local", ["greedy", "random"], name="lg", deals=2)), progress=False)
+    config = tmp_path / "train.yaml"
+    config.write_text(f"""
+name: tiny
+seed: 3
+generations: 1
+start: {{records: ["{tmp_path / 'local' / 'lg'}"]}}
+selfplay: {{deals: 2, iterations: 8}}
+train: {{value: mlp, hidden: [8], epochs: 2, batch: 64}}
+gate: {{elo0: 0, elo1: 40, max_pairs: 3}}
+out: {prefix}/runs
+workers: 0
+mlflow: false
+""", encoding="utf-8")
+    run_train(load_train_config(config), log=lambda line: None)
+    root, label = open_store(f"{prefix}/runs/tiny"), prefix.rsplit("/", 1)[1]
+    inner = [f"{label}/runs/tiny/{rel}" for rel in kind_of(root.view(parts=False)).nested_runs(str(root))]
+    assert len(inner) == 2  # generation 1's self-play and gate
+    with serving([prefix], tmp_path / "played") as base:
+        rows = api(base, "index")["runs"]
+        assert [(r["url"], r["nested"]) for r in rows] == [(f"{label}/runs/tiny", False)] + [(u, True) for u in sorted(inner)]
+        assert all(r["kind"] and not r["error"] for r in rows), rows
+        data = api(base, f"run/{label}/runs/tiny")
+        assert [n["url"] for n in data["nested"]] == sorted(inner) and data["kind"] == "train"
+        assert data["detail"]["lineage"] == json.loads(root.read_text("lineage.json"))
+        for url in inner:
+            assert api(base, f"run/{url}")["recorded"] > 0
+        secret_free(get(f"{base}/run/{label}/runs/tiny")[1], s3_env)
 
 
 def grown(base: str, url: str, before: int) -> int | None:
