@@ -211,9 +211,10 @@ class Served:
 
         run = Found(None, url, store=store)
         try:
-            kind = kind_of(store.view(parts=False))
+            with view_lock(run):  # its view is written by the pages' threads too
+                kind = kind_of(store.view(parts=False))
             nested = kind.nested_runs(str(store)) if kind.nests else []
-        except (ValueError, OSError):  # an unknown kind: the index row says so
+        except (ValueError, OSError):  # an unknown kind, a store that cannot be read: the index row says so
             nested = []
         for rel in nested:
             try:
