@@ -235,7 +235,8 @@ class Objects:
                                                                        Delimiter="/")
             files, folders = {}, []
             for page in pages:
-                files.update({item["Key"][cut:]: (item["ETag"], int(item["Size"])) for item in page.get("Contents", [])})
+                files.update({item["Key"][cut:]: (item["ETag"], int(item["Size"]))
+                              for item in page.get("Contents", [])})
                 folders += [item["Prefix"][cut:].rstrip("/") for item in page.get("CommonPrefixes", [])]
             return files, sorted(folders)
 
