@@ -138,7 +138,8 @@ mlflow: false
     assert len(inner) == 2  # generation 1's self-play and gate
     with serving([prefix], tmp_path / "played") as base:
         rows = api(base, "index")["runs"]
-        assert [(r["url"], r["nested"]) for r in rows] == [(f"{label}/runs/tiny", False)] + [(u, True) for u in sorted(inner)]
+        listed = [(r["url"], r["nested"]) for r in rows]
+        assert listed == [(f"{label}/runs/tiny", False)] + [(u, True) for u in sorted(inner)]
         assert all(r["kind"] and not r["error"] for r in rows), rows
         data = api(base, f"run/{label}/runs/tiny")
         assert [n["url"] for n in data["nested"]] == sorted(inner) and data["kind"] == "train"

@@ -7,8 +7,9 @@ a rating list's ratings (``azul ratings show``), and the last games recorded.
 Each part is read on its own: one that meets a half-written or damaged record (a repair or a
 resume under way) answers an ``errors`` entry naming it, and the rest still shows. A run's data
 is kept until its folder changes (``signature``: the folders' times, the lock file's; on object
-storage its commits and the ETags of its small files and lock object) or for ``MAX_AGE`` seconds, so that pages polling every second read the records once per change; a
-large run's data made again does not hold its page up (``Cache``).
+storage its commits and the ETags of its small files and lock object) or for ``MAX_AGE`` seconds,
+so that pages polling every second read the records once per change; a large run's data made
+again does not hold its page up (``Cache``).
 """
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ browser").
 Tables live in this process's memory (``Tables``, at most ``MAX_TABLES``), each under a random
 token that is its URL, so a reload continues the game; every POST answers with a redirect to the
 table's page (a reload never plays a move twice). Nothing is written but a finished game, into
-``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store). The pages are Jinja templates (web/templates/play/), every
-text escaped by them; no script is needed: each choice is a link or a button.
+``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store). The pages
+are Jinja templates (web/templates/play/), every text escaped by them; no script is needed: each choice is a link or a button.
 """
 from __future__ import annotations
 

@@ -4,9 +4,10 @@
     python analysis/notebooks/ratings.py -- --run-dir runs/quick      # headless
 
 The run folder comes from ``--run-dir``, else the ``AZUL_RUN_DIR`` environment variable, else
-``runs/quick``; the text box at the top changes it. An ``s3://BUCKET/PREFIX/run`` URL opens a run on
-object storage (through its local view; the endpoint and credentials come from the AWS environment). The last cell's ``ratings`` frame holds every
-player count's ratings with their 95% intervals.
+``runs/quick``; the text box at the top changes it. An ``s3://BUCKET/PREFIX/run`` URL opens a run
+on object storage (through its local view; the endpoint and credentials come from the AWS
+environment). The last cell's ``ratings`` frame holds every player count's ratings with their 95%
+intervals.
 """
 import marimo
 
