@@ -110,9 +110,11 @@ def replace_text(path: Path, text: str) -> None:
 
 
 def replace_bytes(path: Path, data: bytes) -> None:
-    """``replace_text`` of bytes (a model, a shard of positions)."""
+    """``replace_text`` of bytes (a model, a shard of positions). The temporary name is the
+    writer's own (``.<name>.<pid>-<random>.tmp``, beside it): two processes writing one file (two
+    readers refreshing one view of a run on object storage) never take or remove each other's."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         tmp.write_bytes(data)
         os.replace(tmp, path)

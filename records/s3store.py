@@ -20,6 +20,7 @@ the run's URL and the commit's ETag. The lock is records/s3lock.py's.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -41,6 +42,8 @@ COMMITS = "_commits/"  # a part's commit: _commits/<id>.json
 STAGED = "_staged/"  # a part's tables before its commit: _staged/<id>.<random>/<table>.parquet
 VIEW_COMMITS = ".commits.json"  # in a view: the commit (ETag) each downloaded part came from
 VIEW_SMALL = ".small.json"  # in a view: the ETag of each small file downloaded
+VIEW_LOCK = ".view.lock"  # in a view: held (flock) by the process refreshing it
+VIEW_FILES = ("url.txt", VIEW_COMMITS, VIEW_SMALL, VIEW_LOCK)  # the view's own files, not the run's
 
 
 def cache_root() -> Path:
@@ -50,6 +53,14 @@ def cache_root() -> Path:
 
 def _md5(data: bytes) -> str:
     return hashlib.md5(data).hexdigest()
+
+
+def _json_in(path: Path) -> dict:
+    """The JSON object a view's own file holds ({} when it is not there or not whole)."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def _each(work, items) -> list:
@@ -188,7 +199,9 @@ class S3RunStore:
         """The bytes of table ``name`` of committed part ``part``, as its commit says they are
         (the public object, else the staged one); ``ValueError`` when neither is."""
         entry = (commit or self.commit_of(part))["tables"][name]
-        for key in (entry["object"], entry["staged"]):
+        # the public object, else the staged one; when both were missing, the copy was made and
+        # the staged object removed between the two reads (``publish``): the public one is there now
+        for key in (entry["object"], entry["staged"], entry["object"]):
             try:
                 data = self.objects.get(key)[0]
             except FileNotFoundError:
@@ -244,37 +257,48 @@ class S3RunStore:
     def view(self, parts: bool = True) -> Path:
         """A local folder that reads as the run now: its small files and (``parts``) its committed
         parts (each downloaded once; a part no longer committed is removed from it). Raises
-        ``records.checks.DamagedRecords`` for a committed part whose bytes are not its commit's."""
-        from .checks import DamagedRecords
+        ``records.checks.DamagedRecords`` for a committed part whose bytes are not its commit's.
 
+        Several processes (a command, ``azul serve``, a notebook) may refresh one run's view at
+        once: each refresh holds the view's lock (``VIEW_LOCK``, an ``flock`` released when its
+        process dies), so what ``VIEW_COMMITS`` and ``VIEW_SMALL`` say is always what the folder
+        holds, and each file is written under a temporary name of its writer's own and renamed
+        (records.folder.replace_bytes): a reader of the folder finds a whole file or none."""
         folder = cache_root() / hashlib.sha256(str(self.url).encode()).hexdigest()[:24]
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "url.txt").write_text(str(self.url) + "\n")
-        small = {n: e for n, (e, _) in self.objects.entries("", delimiter=True).items() if n != LOCK_FILE}
+        fd = os.open(folder / VIEW_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            had_small = json.loads((folder / VIEW_SMALL).read_text())
-        except (OSError, ValueError):
-            had_small = {}
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._refresh(folder, parts)
+        finally:
+            os.close(fd)  # gives the lock back
+        return folder
+
+    def _refresh(self, folder: Path, parts: bool) -> None:
+        """``view``'s work, under the view's lock."""
+        from .checks import DamagedRecords
+
+        if not (folder / "url.txt").exists():
+            replace_bytes(folder / "url.txt", (str(self.url) + "\n").encode())
+        small = {n: e for n, (e, _) in self.objects.entries("", delimiter=True).items() if n != LOCK_FILE}
+        had_small = _json_in(folder / VIEW_SMALL)
         for path in folder.iterdir():
-            if path.is_file() and path.name not in small and path.name not in ("url.txt", VIEW_COMMITS, VIEW_SMALL):
-                path.unlink()
+            if path.is_file() and path.name not in small and path.name not in VIEW_FILES:
+                path.unlink(missing_ok=True)
         for name, etag in small.items():
             if had_small.get(name) != etag or not (folder / name).exists():
                 replace_bytes(folder / name, self.read_bytes(name))
         replace_bytes(folder / VIEW_SMALL, json.dumps(small).encode())
         if not parts:
-            return folder
-        try:
-            had = json.loads((folder / VIEW_COMMITS).read_text())
-        except (OSError, ValueError):
-            had = {}
+            return
+        had = _json_in(folder / VIEW_COMMITS)
         commits = self.commits()
         for name in TABLES:
             (folder / name).mkdir(exist_ok=True)
             for path in (folder / name).iterdir():
                 m = PART.match(path.name)
                 if m is None or m.group(1) not in commits or commits[m.group(1)] != had.get(m.group(1)):
-                    path.unlink()
+                    path.unlink(missing_ok=True)
         for part, etag in sorted(commits.items()):
             if had.get(part) == etag and all((folder / n / part_name(part)).exists() for n in TABLES):
                 continue
@@ -295,7 +319,6 @@ class S3RunStore:
             replace_bytes(folder / VIEW_COMMITS, json.dumps(had).encode())
         had = {p: e for p, e in had.items() if p in commits}
         replace_bytes(folder / VIEW_COMMITS, json.dumps(had).encode())
-        return folder
 
     def local(self, name: str) -> Path:
         """A local copy of the object ``name`` (in the view), for libraries that read a path."""
