@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import random
+import threading
 import time
 
 import boto3
@@ -63,6 +65,24 @@ def client():
     return boto3.session.Session().client("s3", config=CONFIG)
 
 
+_SHARED: dict[tuple[int, str], object] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_client():
+    """The client every ``Objects`` of this process uses (``client()`` made once, not once a store:
+    ``azul serve`` opens runs' stores every second). One per process (a forked child makes its
+    own) and per source of endpoint and credentials: the ``AWS_*`` environment and ``HOME`` (where
+    the AWS files are), held only as a hash, so the key holds no credential; a change of them
+    (a test's server, another profile) gets a client of its own."""
+    source = sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_") or k == "HOME")
+    key = (os.getpid(), hashlib.sha256(repr(source).encode()).hexdigest())
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = client()
+        return _SHARED[key]
+
+
 def _md5(data: bytes) -> str:
     return base64.b64encode(hashlib.md5(data).digest()).decode("ascii")
 
@@ -84,7 +104,7 @@ class Objects:
 
     def __init__(self, url: str | S3Url, s3=None, attempts: int = ATTEMPTS):
         self.url = url if isinstance(url, S3Url) else parse_url(url)
-        self._s3 = s3 if s3 is not None else client()
+        self._s3 = s3 if s3 is not None else shared_client()
         self.attempts = attempts
 
     def __repr__(self) -> str:
