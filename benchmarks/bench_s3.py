@@ -92,7 +92,10 @@ def run(args, scratch: Path, server) -> None:
           f"ratio s3/local {mcts_s3 / mcts_local:.2f}")
 
     # the requests of one committed part, counted by botocore's before-call events
-    counted = open_store(f"{out}/count")
+    from records.objects import Objects, client
+    from records.s3store import S3RunStore
+
+    counted = S3RunStore(f"{out}/count", Objects(f"{out}/count", client()))  # a client of its own: only its requests
     calls: collections.Counter = collections.Counter()
     counted.objects._s3.meta.events.register("before-call.s3.*", lambda model, **_: calls.update([model.name]))
     from records.read import read_table
