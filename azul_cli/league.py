@@ -195,21 +195,20 @@ def repair(run_dir: RunDirArg) -> None:
     try:
         store = open_store(run_dir)
         remote = is_url(str(store))
-        if remote and not store.exists(CONFIG_FILE):
-            fail(f"{store}: not a run (no {CONFIG_FILE}): not a league, an SPRT, a study or a tune")
+        if not remote and not run_dir.is_dir():
+            fail(f"{run_dir}: no such folder")
+        if not store.exists(CONFIG_FILE):  # a training run (a folder or a URL) holds its records in its runs
+            from kinds import finish_command, kind_of
+
+            kind = kind_of(store.view(parts=False)) if store.exists(RUN_FILE) else None
+            if kind is not None and kind.nests:
+                inner = ", ".join(kind.nested_runs(store.root)) or "none yet"
+                fail(f"{store}: {kind.article}, whose records are in the runs it holds ({inner}): repair each "
+                     f"of them; finish it with: {finish_command(store.root)}")
+            fail(f"{store}: not a run{'' if remote else ' folder'} (no {CONFIG_FILE}): not a league, an SPRT, "
+                 "a study or a tune")
     except (ValueError, OSError) as exc:
         fail(str(exc))
-    if not remote and not run_dir.is_dir():
-        fail(f"{run_dir}: no such folder")
-    if not store.exists(CONFIG_FILE):
-        from kinds import finish_command, kind_of
-
-        kind = kind_of(run_dir) if store.exists(RUN_FILE) else None
-        if kind is not None and kind.nests:  # a training run: its records are in the runs it holds
-            inner = ", ".join(kind.nested_runs(run_dir)) or "none yet"
-            fail(f"{run_dir}: {kind.article}, whose records are in the runs it holds ({inner}): repair each "
-                 f"of them; finish it with: {finish_command(run_dir)}")
-        fail(f"{run_dir}: not a run folder (no {CONFIG_FILE}): not a league, an SPRT, a study or a tune")
     from tournament.runner import LeagueError, repair_run
 
     try:

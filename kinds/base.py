@@ -11,15 +11,16 @@ no kind: it is handed one (``RunKind`` satisfies its ``FolderKind``) and asks it
 """
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from records.folder import lock_holder, run_kind
-from records.names import CONFIG_FILE, REPORT_FILES
+from records.names import CONFIG_FILE, REPORT_FILES, RUN_FILE
 from records.store import open_store
-from records.urls import is_url
+from records.urls import S3Url, is_url
 
 
 @dataclass
@@ -131,9 +132,19 @@ def kind_of(run_dir: str | Path) -> RunKind:
     return kind_named(run_kind(run_dir))
 
 
-def parent_run(run_dir: Path) -> Path | None:
+def parent_run(run_dir: str | Path) -> Path | str | None:
     """The run that holds ``run_dir`` (a training run's ``gen-NNN/selfplay`` or gate), if any:
-    the nearest folder above it, at most two levels up, whose kind nests runs."""
+    the nearest folder above it, at most two levels up, whose kind nests runs. A run on object
+    storage (an ``s3://`` URL) is looked for the same way, a prefix up and two (a prefix's kind
+    is its ``run.json``'s): the URL of the run that holds it, or None."""
+    if is_url(str(run_dir)):
+        url = open_store(run_dir).url
+        for up in (_above(url), _above(_above(url))):
+            kind = _kind_at(open_store(str(up))) if up != url else None
+            if kind is not None and kind.nests:
+                return str(up)
+        return None
+    run_dir = Path(run_dir)
     for up in (run_dir.parent, run_dir.parent.parent):
         try:
             if up != run_dir and kind_of(up).nests:
@@ -143,19 +154,33 @@ def parent_run(run_dir: Path) -> Path | None:
     return None
 
 
+def _above(url: S3Url) -> S3Url:
+    """The prefix above ``url`` (the bucket's top stays where it is)."""
+    return S3Url(url.bucket, url.prefix.rpartition("/")[0])
+
+
+def _kind_at(store) -> RunKind | None:
+    """The kind of the run on object storage there (its ``run.json``'s), or None (no run there,
+    an unreadable one, an unknown kind)."""
+    try:
+        return kind_named(json.loads(store.read_text(RUN_FILE)).get("kind"))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def finish_command(run_dir: str | Path) -> str:
     """How to finish the run in ``run_dir``: its kind's command, or, for a run nested in another
     (a training run's self-play league or gate), the command that finishes the outer run. A run
-    on object storage (an ``s3://`` URL; never a nested one: training runs are local) is named by
-    its URL, its kind read from its view."""
+    on object storage (an ``s3://`` URL) is named by its URL (a nested one by its training run's),
+    its kind read from its view."""
+    outer = parent_run(run_dir)
+    if outer is not None:
+        kind = _kind_at(open_store(outer)) if is_url(str(outer)) else kind_of(outer)
+        return kind.finish_command(outer)
     if is_url(str(run_dir)):
         store = open_store(run_dir)
         return kind_of(store.view(parts=False)).finish_command(str(store))
-    run_dir = Path(run_dir)
-    outer = parent_run(run_dir)
-    if outer is not None:
-        return kind_of(outer).finish_command(outer)
-    return kind_of(run_dir).finish_command(run_dir)
+    return kind_of(run_dir).finish_command(Path(run_dir))
 
 
 def out_and_name(run_dir: str | Path) -> tuple[str, str]:
