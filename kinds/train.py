@@ -191,7 +191,7 @@ def _generation_zero(c: TrainConfig, store, log) -> dict:
         return {**record, "model": c.start_model, "data": None}
     gen = store.sub(name)
     data = gen.sub("data")
-    _positions([Path(r) for r in c.start_records], data)
+    _positions([r if is_url(r) else Path(r) for r in c.start_records], data)  # folders, or runs' URLs
     metrics = _fit(c, [data], None, gen, MODEL_FILE, 0)
     log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
         f"held-out loss {metrics['held_out_loss']:.4f}")

@@ -11,7 +11,7 @@ from bots.spec import parse_bot_spec
 from engine.errors import shown
 from learn.data import TARGETS
 from records.read import read_table
-from records.store import RunStore
+from records.store import local_run, open_store
 from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_out, read_yaml
 
 from .base import with_options
@@ -37,7 +37,7 @@ class TrainConfig:
     deals: int = 50                # self-play deals per generation (each played with seats swapped)
     opponents: list = field(default_factory=list)  # bot specs the current bot also meets
     window: int = 2                # generations of positions the next model trains on
-    start_records: list = field(default_factory=list)  # generation 0's records (run folders)
+    start_records: list = field(default_factory=list)  # generation 0's records (run folders or s3:// URLs)
     start_model: str = "value-2p"  # generation 0's model without start records (value-3p, value-4p at 3, 4 players)
     value: str = "ntuple"          # VALUES: the n-tuple tables (learn/ntuple.py) or the network (learn/model.py)
     hidden: list = field(default_factory=lambda: [64, 32])
@@ -147,12 +147,16 @@ def _check(c: TrainConfig) -> None:
         if unfit:
             raise ConfigError(f"selfplay.opponents[{i}]: {unfit}")
     if not isinstance(c.start_records, list) or not all(isinstance(r, str) and r for r in c.start_records):
-        raise ConfigError(f"start.records: must be a list of run folders, not {shown(c.start_records)}")
+        raise ConfigError(f"start.records: must be a list of run folders or s3:// URLs, not {shown(c.start_records)}")
     for i, r in enumerate(c.start_records):
-        try:  # a folder name too long for a file, a folder that cannot be read: one line too
-            if not RunStore(r).committed():
+        try:  # a folder name too long for a file, a folder or bucket that cannot be read: one line too
+            if not open_store(r).committed():  # a folder, or a run on object storage (its commits)
                 raise ConfigError(f"start.records[{i}]: {r}: no game records there")
-            counts = set(read_table(r, "games", ["num_players"]).column("num_players").to_pylist())
+            counts = set(read_table(local_run(r), "games", ["num_players"]).column("num_players").to_pylist())
+        except ConfigError:
+            raise
+        except ValueError as exc:  # a bad s3:// URL, a damaged part: it names itself
+            raise ConfigError(f"start.records[{i}]: {exc}") from None
         except OSError as exc:
             raise ConfigError(f"start.records[{i}]: {r}: cannot read it ({exc.strerror or exc})") from None
         if c.players not in counts:
