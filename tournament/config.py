@@ -181,7 +181,7 @@ class LeagueConfig:
         """The config with command-line options applied (None leaves a field as it is)."""
         config = self
         if out is not None:
-            config = replace(config, out=check_out(str(out), "--out", True))
+            config = replace(config, out=check_out(str(out), "--out"))
         if address is not None:
             config = replace(config, ray=replace(config.ray, address=address))
         if workers is not None:
@@ -291,7 +291,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     if not isinstance(python_referee, bool):
         raise _FieldError("python_referee", f"must be true or false, not {shown(python_referee)}")
     seed = _int(data.get("seed", 0), "seed", 0, MAX_SEED)
-    out = _out(data.get("out", "runs"), "out", True)
+    out = _out(data.get("out", "runs"), "out")
     time_limit = _seconds(data.get("time_limit"), "time_limit")
     batch = data.get("batch_games")
     batch = None if batch is None else _int(batch, "batch_games", 1)
@@ -476,26 +476,24 @@ def check_choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     return _checked(_choice, value, where, choices)
 
 
-def check_out(value: Any, where: str = "out", urls: bool = False) -> str:
-    """``value`` as the folder a run goes under (a league config's check); with ``urls``, an
-    ``s3://BUCKET/PREFIX`` URL too (a league's runs on object storage)."""
-    return _checked(_out, value, where, urls)
+def check_out(value: Any, where: str = "out", urls: bool = True) -> str:
+    """``value`` as where a run goes: a folder, or an ``s3://BUCKET/PREFIX`` URL (a run on object
+    storage; every kind's out takes one, so ``urls`` is True at every caller)."""
+    return _checked(_out, value, where)
 
 
-def _out(value: Any, where: str, urls: bool = False) -> str:
+def _out(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise _FieldError(where, f"must be a folder name, not {shown(value)}")
     # s3://B/P, or as a command's Path option leaves it, s3:/B/P: never a local folder named "s3:"
-    if urls and is_url(value):
+    if is_url(value):
         text = "s3://" + value[len("s3:/"):] if value.startswith("s3:/") and not value.startswith("s3://") else value
         try:
             return str(parse_url(text))
         except ValueError as exc:
             raise _FieldError(where, str(exc)) from None
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):
-        raise _FieldError(where, f"{shown(value)}: " + ("a local folder or s3://BUCKET/PREFIX" if urls else
-                                 "runs go to a local folder; object storage URLs are not supported yet here "
-                                 "(azul league run, sprt, tune and study take s3://BUCKET/PREFIX)"))
+        raise _FieldError(where, f"{shown(value)}: a local folder or s3://BUCKET/PREFIX")
     return value
 
 
