@@ -91,7 +91,7 @@ class SprtSettings:
             if value is not None:
                 check_int(value, f"seeds[{i}]", 0, MAX_SEED)
         check_name(self.name)
-        check_out(self.out, urls=True)
+        check_out(self.out)
         if self.workers is not None:
             check_int(self.workers, "workers", 0)
         if self.address is not None and (not isinstance(self.address, str) or not self.address):

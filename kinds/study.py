@@ -73,7 +73,7 @@ class StudyConfig:
         check_choice(self.variant, "variant", VARIANTS)
         check_int(self.deals, "deals", 1)
         check_int(self.seed, "seed", 0, MAX_SEED)
-        check_out(self.out, urls=True)  # a folder, or s3://BUCKET/PREFIX
+        check_out(self.out)  # a folder, or s3://BUCKET/PREFIX
         if self.workers is not None:
             check_int(self.workers, "workers", 0)
         if not isinstance(self.mlflow, bool):

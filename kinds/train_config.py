@@ -89,7 +89,7 @@ def load_train_config(path: str | Path, **options) -> TrainConfig:
         raise TrainError(f"{path}: unknown field {shown(unknown[0])} (docs/train.md lists the fields)")
     config = TrainConfig(**flat)
     check(config, str(path))
-    return replace(config, out=check_out(config.out, urls=True))  # typer's s3:/B/P of a URL as s3://B/P
+    return replace(config, out=check_out(config.out))  # typer's s3:/B/P of a URL as s3://B/P
 
 
 def check(c: TrainConfig, where: str = "train") -> None:

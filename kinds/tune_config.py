@@ -136,7 +136,7 @@ def _parse(data: dict) -> TuneConfig:
     tail = data.get("tail", DEFAULT_TAIL)
     if isinstance(tail, bool) or not isinstance(tail, (int, float)) or not 0 < tail <= 1:
         raise _Field(f"tail: the share of the last steps averaged, above 0 and at most 1, not {tail!r}")
-    out = check_out(data.get("out", "runs"), urls=True)  # a folder, or s3://BUCKET/PREFIX
+    out = check_out(data.get("out", "runs"))  # a folder, or s3://BUCKET/PREFIX
     workers = data.get("workers")
     workers = None if workers is None else check_int(workers, "workers", 0)
     given = _params(data.get("params"))

@@ -476,9 +476,9 @@ def check_choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     return _checked(_choice, value, where, choices)
 
 
-def check_out(value: Any, where: str = "out", urls: bool = True) -> str:
+def check_out(value: Any, where: str = "out") -> str:
     """``value`` as where a run goes: a folder, or an ``s3://BUCKET/PREFIX`` URL (a run on object
-    storage; every kind's out takes one, so ``urls`` is True at every caller)."""
+    storage; every kind's out takes one)."""
     return _checked(_out, value, where)
 
 
