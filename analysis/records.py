@@ -219,6 +219,15 @@ def default_run_dir(cli_args: dict | None = None) -> str:
                or "runs/quick")
 
 
+def notebook_open(text: str) -> tuple[Path | None, str | None]:
+    """``(notebook_run(text), None)``, or ``(None, its one-line error)``: what a notebook's first
+    cell stops on."""
+    try:
+        return notebook_run(text), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
 def notebook_run(text: str) -> Path:
     """The folder a notebook reads for what its text box holds: a local folder (``~`` expanded)
     as it is, or for an ``s3://BUCKET/PREFIX/run`` URL the run's local view (its small files and

@@ -16,7 +16,7 @@ import pytest
 from s3_server import s3_env, s3_server  # noqa: F401 (fixtures)
 from test_league_support import league
 from test_s3_league import azul, out  # noqa: F401 (out: a fixture)
-from test_train import killed_in_generation_two
+from test_train import killed_in_generation_two, ntuple_config
 
 import kinds.train as train_module
 from bots.value_file import read_model
@@ -32,19 +32,7 @@ MODELS = ((0, "model.azv"), (1, "candidate.azv"), (2, "candidate.azv"))
 
 
 def _config(tmp_path, records, out: str):  # noqa: F811 (out: a URL or a folder here)
-    path = tmp_path / "nt.yaml"
-    path.write_text(f"""
-name: nt
-seed: 5
-generations: 2
-start: {{records: ["{records}"]}}
-selfplay: {{deals: 2, iterations: 8}}
-train: {{value: ntuple, lam: 0.5, epochs: 2, batch: 32, lr: 0.002}}
-gate: {{elo0: 0, elo1: 40, max_pairs: 2}}
-out: {out}
-workers: 0
-""", encoding="utf-8")
-    return path
+    return ntuple_config(tmp_path, records, "nt", where=out)
 
 
 def _untimed(record: dict) -> dict:

@@ -249,7 +249,9 @@ def test_the_lineage_is_strict_json(tmp_path):
         {"generation": 0, "held_out_loss": None, "gate": {"elo": None}, "accepted": True}]
 
 
-def _ntuple_config(tmp_path, records, out):
+def ntuple_config(tmp_path, records, out, where=None):
+    """A tiny two-generation n-tuple training run's settings (``nt``), to ``where`` (a folder or an
+    s3:// URL; by default the folder ``tmp_path/out``), in ``tmp_path/out.yaml``."""
     path = tmp_path / f"{out}.yaml"
     path.write_text(f"""
 name: nt
@@ -259,7 +261,7 @@ start: {{records: ["{records}"]}}
 selfplay: {{deals: 2, iterations: 8}}
 train: {{value: ntuple, lam: 0.5, epochs: 2, batch: 32, lr: 0.002}}
 gate: {{elo0: 0, elo1: 40, max_pairs: 2}}
-out: {tmp_path / out}
+out: {tmp_path / out if where is None else where}
 workers: 0
 """, encoding="utf-8")
     return path
@@ -273,10 +275,10 @@ def test_an_ntuple_training_run_fits_then_learns_by_td_and_resumes_to_the_same_t
 
     config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=3, seed=4))
     assert run_league(config, progress=False).complete
-    whole = CliRunner().invoke(app, ["train", str(_ntuple_config(tmp_path, tmp_path / "r", "whole"))])
+    whole = CliRunner().invoke(app, ["train", str(ntuple_config(tmp_path, tmp_path / "r", "whole"))])
     assert whole.exit_code == 0, whole.output
     fit = killed_in_generation_two(monkeypatch)
-    path = _ntuple_config(tmp_path, tmp_path / "r", "killed")
+    path = ntuple_config(tmp_path, tmp_path / "r", "killed")
     with pytest.raises(KeyboardInterrupt):
         run_train(load_train_config(path), log=lambda line: None)
     monkeypatch.setattr(train_module, "_fit", fit)

@@ -22,8 +22,8 @@ def _():
     import polars as pl
 
     from analysis.ratings import rate_by_players
-    from analysis.records import connect, notebook_run
-    return connect, mo, notebook_run, pl, plt, rate_by_players
+    from analysis.records import connect, notebook_open
+    return connect, mo, notebook_open, pl, plt, rate_by_players
 
 
 @app.cell
@@ -43,10 +43,10 @@ def _(default_dir, mo):
 
 
 @app.cell
-def _(connect, folder, mo, notebook_run):
-    try:  # a folder, or an s3:// run's local view; the checked parts of each table, file by file
-        run_dir = notebook_run(folder.value)
-        con, _error = connect(run_dir), None
+def _(connect, folder, mo, notebook_open):
+    run_dir, _error = notebook_open(folder.value)  # a folder, or an s3:// run's local view
+    try:  # the checked parts of each table, file by file
+        con = connect(run_dir) if _error is None else None
     except ValueError as exc:
         con, run_dir, _error = None, None, str(exc)
     mo.stop(_error is not None, mo.md(f"**{folder.value.strip()}**: {_error}"))

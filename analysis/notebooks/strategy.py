@@ -22,10 +22,10 @@ def _():
 
     from analysis.marker import marker_effect, marker_summary, marker_timing
     from analysis.openings import opening_table
-    from analysis.records import connect, notebook_run
+    from analysis.records import connect, notebook_open
     from analysis.stats import wilson_exprs
     from records.store import RunStore
-    return (RunStore, connect, marker_effect, marker_summary, marker_timing, mo, notebook_run,
+    return (RunStore, connect, marker_effect, marker_summary, marker_timing, mo, notebook_open,
             opening_table, pl, plt, wilson_exprs)
 
 
@@ -47,12 +47,9 @@ def _(default_dir, mo):
 
 
 @app.cell
-def _(RunStore, folder, mo, notebook_run):
+def _(RunStore, folder, mo, notebook_open):
     _shown = folder.value.strip()
-    try:  # a folder, or an s3:// run's local view
-        run_dir, _error = notebook_run(_shown), None
-    except ValueError as exc:
-        run_dir, _error = None, str(exc)
+    run_dir, _error = notebook_open(_shown)  # a folder, or an s3:// run's local view
     mo.stop(_error is not None, mo.md(f"**{_shown}**: {_error}"))
     _missing = [t for t in ("games", "results", "moves", "rounds") if not RunStore(run_dir).part_files(t)]
     mo.stop(bool(_missing), mo.md(f"**{_shown}**: no `{'`, `'.join(_missing)}` records here."))

@@ -22,10 +22,10 @@ def _():
     import matplotlib.pyplot as plt
     import polars as pl
 
-    from analysis.records import connect, default_run_dir, notebook_run
+    from analysis.records import connect, default_run_dir, notebook_open
     from analysis.studies import is_study, read_study, study_effects, study_pairs
     from records.store import RunStore
-    return (RunStore, connect, default_run_dir, is_study, mo, notebook_run, pl, plt, read_study,
+    return (RunStore, connect, default_run_dir, is_study, mo, notebook_open, pl, plt, read_study,
             study_effects, study_pairs)
 
 
@@ -37,12 +37,9 @@ def _(default_run_dir, mo):
 
 
 @app.cell
-def _(RunStore, connect, folder, is_study, mo, notebook_run, read_study, study_effects, study_pairs):
+def _(RunStore, connect, folder, is_study, mo, notebook_open, read_study, study_effects, study_pairs):
     _shown = folder.value.strip()
-    try:  # a folder, or an s3:// run's local view
-        run_dir, _error = notebook_run(_shown), None
-    except ValueError as exc:
-        run_dir, _error = None, str(exc)
+    run_dir, _error = notebook_open(_shown)  # a folder, or an s3:// run's local view
     mo.stop(_error is not None, mo.md(f"**{_shown}**: {_error}"))
     mo.stop(not RunStore(run_dir).committed(), mo.md(f"**{_shown}**: no game records here."))
     with connect(run_dir) as _con:
