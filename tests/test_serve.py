@@ -19,6 +19,7 @@ from test_league_support import ROOT, league, subprocess_env
 from typer.testing import CliRunner
 
 from azul_cli.main import app
+from tournament import read_table
 from tournament.config import parse_config
 from tournament.runner import run_league
 
@@ -254,9 +255,8 @@ def _answer(base: str):
         return None
 
 
-def test_a_training_runs_runs_are_listed_under_it(tree, tmp_path):
-    tmp, _ = tree
-    from kinds import kind_of
+def _tiny_training_run(records: Path, tmp_path: Path) -> Path:
+    """A finished one-generation training run ``tiny`` in ``tmp_path/runs``, started from ``records``."""
     from kinds.train import load_train_config, run_train
 
     config = tmp_path / "train.yaml"
@@ -264,7 +264,7 @@ def test_a_training_runs_runs_are_listed_under_it(tree, tmp_path):
 name: tiny
 seed: 3
 generations: 1
-start: {{records: ["{tmp / 'runs' / 'lg'}"]}}
+start: {{records: ["{records}"]}}
 selfplay: {{deals: 2, iterations: 8}}
 train: {{value: mlp, hidden: [8], epochs: 2, batch: 64}}
 gate: {{elo0: 0, elo1: 40, max_pairs: 3}}
@@ -273,7 +273,14 @@ workers: 0
 mlflow: false
 """, encoding="utf-8")
     run_train(load_train_config(config), log=lambda line: None)
-    root = tmp_path / "runs" / "tiny"
+    return tmp_path / "runs" / "tiny"
+
+
+def test_a_training_runs_runs_are_listed_under_it(tree, tmp_path):
+    tmp, _ = tree
+    from kinds import kind_of
+
+    root = _tiny_training_run(tmp / "runs" / "lg", tmp_path)
     inner = [f"runs/tiny/{rel}" for rel in kind_of(root).nested_runs(root)]
     assert len(inner) == 2  # generation 1's self-play and gate
     with serving([tmp_path / "runs"], tmp_path / "played") as base:
@@ -288,3 +295,29 @@ mlflow: false
         assert lineage.count("<tr>") == len(data["detail"]["lineage"]) == 2
         for url in inner:
             assert f"<a href='/run/{url}'>" in page
+
+
+def test_a_self_play_leagues_bot_shows_its_self_play_games(tree, tmp_path):
+    """A training run's self-play is a league of one bot against copies of itself, whose games the
+    standings and ratings leave out: its page counts them as the bot's self-play games, shows no
+    win rate, score or Elo made of none, and its index row names no bot as ahead at 0.0%."""
+    tmp, _ = tree
+    root = _tiny_training_run(tmp / "runs" / "lg", tmp_path)
+    played = len(read_table(root / "gen-001" / "selfplay", "games", ["game_id"]))
+    assert played == 2
+    with serving([tmp_path / "runs"], tmp_path / "played") as base:
+        row = {r["url"]: r for r in api(base, "index")["runs"]}["runs/tiny/gen-001/selfplay"]
+        assert row["recorded"] == played and row["ahead"] is None
+        data = api(base, "run/runs/tiny/gen-001/selfplay")
+        assert [(s["bot"], s["games"]) for s in data["detail"]["standings"]] == [("gen1", 0)]
+        assert data["self_play"] == {"gen1": played} and data["errors"] == {}
+        status, page = get(f"{base}/run/runs/tiny/gen-001/selfplay")
+        assert status == 200 and "self-play-note" in page
+        head, body = re.search(r"<table id='standings'><thead>(.*?)</thead><tbody>(.*?)</tbody>", page).groups()
+        cells = dict(zip(re.findall(r"<th[^>]*>(.*?)</th>", head), re.findall(r"<td[^>]*>(.*?)</td>", body)))
+        assert cells == {"#": "1", "bot": "gen1", "games": "0", "win rate": "-", "score": "-", "score share": "-",
+                         "faults": "0", "elo": "-", "self-play games": str(played)}
+        rated = re.search(r"<table id='ratings-2'>.*?<tbody>(.*?)</tbody>", page).group(1)
+        assert re.findall(r"<td[^>]*>(.*?)</td>", rated) == ["gen1", "-", "-", "0"]
+        gate = api(base, "run/runs/tiny/gen-001/gate")  # bots against each other: no self-play column
+        assert gate["self_play"] == {} and "self-play-note" not in get(f"{base}/run/runs/tiny/gen-001/gate")[1]

@@ -1,8 +1,9 @@
 """What the pages show of a run, as data (the JSON of ``/api/run/<path>``): its kind's status
 (``kinds``: ``RunStatus``, which reads the lock's holder, never waiting on it) and what that kind
-has besides: a league's standings and ratings with intervals (``azul elo``'s fit), an event's
-table, an SPRT's LLR path against its bounds, a tune's parameter paths, a training run's lineage,
-a rating list's ratings (``azul ratings show``), and the last games recorded.
+has besides: a league's standings and ratings with intervals (``azul elo``'s fit) and each
+bot's self-play games (which neither counts), an event's table, an SPRT's LLR path against its
+bounds, a tune's parameter paths, a training run's lineage, a rating list's ratings (``azul
+ratings show``), and the last games recorded.
 
 Each part is read on its own: one that meets a half-written or damaged record (a repair or a
 resume under way) answers an ``errors`` entry naming it, and the rest still shows. A run's data
@@ -147,8 +148,9 @@ def _status(found: Found) -> tuple[dict, Path | None]:
 def ahead(detail: dict, folder: Path) -> str | None:
     """Who is ahead, in a few words: the standings' leader, an SPRT's LLR, a tune's current
     parameters, a training run's last generation."""
-    if detail.get("standings"):
-        top = detail["standings"][0]
+    played = [s for s in detail.get("standings") or [] if s.get("games")]  # a bot only in self-play: none counted
+    if played:
+        top = played[0]
         elo = "" if top.get("elo") is None else f", elo {top['elo']:+.0f}"
         return f"{top['bot']} ({top['win_rate']:.1%} win rate{elo})"
     if "test" in detail:
@@ -218,6 +220,7 @@ def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
         if records is None:
             return data
         part(data, "ratings", lambda: ratings(records))
+        part(data, "self_play", lambda: self_play_games(records))
         part(data, "games", lambda: last_games(records))
         part(data, "event", lambda: event(folder, records))
         if "test" in data["detail"]:  # an SPRT's status has its test
@@ -257,6 +260,18 @@ def ratings(records: dict) -> list[dict]:
     fits = rate_by_players(results, games, bootstrap=RATING_RESAMPLES)
     hidden = withheld_bots(results, games)
     return [{"players": n, "bots": json_rows(withhold(fit.table, hidden))} for n, fit in fits.items()]
+
+
+def self_play_games(records: dict) -> dict[str, int]:
+    """Per bot, its games against copies of itself (every seat the same bot, as a league with
+    ``self_play`` plays them, a training run's self-play all of them), which the standings and the
+    ratings leave out (analysis.stats.standings); {} when there are none."""
+    import polars as pl
+
+    from analysis.stats import SEAT_COLUMNS, outcomes
+
+    equal = outcomes(records["results"].select(SEAT_COLUMNS), records["games"]).filter(~pl.col("counted"))
+    return dict(equal.group_by("bot").agg(pl.col("game").n_unique()).sort("bot").iter_rows())
 
 
 def last_games(records: dict) -> list[dict]:

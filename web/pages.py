@@ -131,11 +131,22 @@ def run_fragment(data: dict) -> str:
 
 
 def _standings(rows: list[dict], data: dict) -> str:
+    """The league's standings; with self-play games (a bot against copies of itself, which win rate,
+    score and Elo leave out) a column of them, and a bot with none of the others shows "-" there."""
+    selfplay = data.get("self_play") or {}
     cols = ["#", "bot", "games", "win rate", "score", "score share", "faults", "elo"]
-    return "<h2>Standings</h2>" + table(cols, [[
-        str(i), esc(r["bot"]), f"{r['games']:,}", f"{r['win_rate']:.1%}", f"{r['mean_score']:.1f}",
-        f"{r['score_share']:.1%}", str(r["faults"]), num(r.get("elo"), "{:+.0f}")] for i, r in enumerate(rows, 1)],
-        "standings", {"#", "games", "win rate", "score", "score share", "faults", "elo"})
+    cols += ["self-play games"] if selfplay else []
+    out = []
+    for i, r in enumerate(rows, 1):
+        counted = bool(r["games"])
+        out.append([str(i), esc(r["bot"]), f"{r['games']:,}", f"{r['win_rate']:.1%}" if counted else "-",
+                    f"{r['mean_score']:.1f}" if counted else "-", f"{r['score_share']:.1%}" if counted else "-",
+                    str(r["faults"]), num(r.get("elo") if counted else None, "{:+.0f}")]
+                   + ([f"{selfplay.get(r['bot'], 0):,}"] if selfplay else []))
+    note = ("<p id='self-play-note'>Games, win rate, score and Elo count the games between different bots; a "
+            "bot's games against copies of itself are its self-play games.</p>" if selfplay else "")
+    return "<h2>Standings</h2>" + note + table(cols, out, "standings", {
+        "#", "games", "win rate", "score", "score share", "faults", "elo", "self-play games"})
 
 
 def _ratings(fits: list[dict], data: dict) -> str:
@@ -143,10 +154,17 @@ def _ratings(fits: list[dict], data: dict) -> str:
            "</code>.</p>"]
     for fit in fits:
         out.append(f"<h3>{fit['players']} players</h3>" + table(["bot", "elo", "95% interval", "games"], [[
-            esc(b["bot"]), num(b.get("rating"), "{:+.0f}"),
-            f"[{num(b.get('low'), '{:+.0f}')}, {num(b.get('high'), '{:+.0f}')}]", f"{b.get('games', 0):,}"]
+            esc(b["bot"]), *_rating(b), f"{b.get('games', 0):,}"]
             for b in fit["bots"]], f"ratings-{fit['players']}", {"elo", "95% interval", "games"}))
     return "".join(out)
+
+
+def _rating(b: dict) -> list[str]:
+    """A fit's rating and interval of a bot; "-" for a bot without a game against another (only
+    self-play), whose fit's 0 is no rating."""
+    if not b.get("games"):
+        return ["-", "-"]
+    return [num(b.get("rating"), "{:+.0f}"), f"[{num(b.get('low'), '{:+.0f}')}, {num(b.get('high'), '{:+.0f}')}]"]
 
 
 def _cell(value: Any) -> str:
