@@ -1,23 +1,45 @@
 """``azul train`` at 3 players (kinds/train.py, kinds/train_gate.py): generation 0 fits 3-player
 records, a generation plays self-play at 3-player tables and is gated by a league of candidate,
-current and a copy of current on shared deals with every seating, rated by Plackett-Luce; killed
-in its gate and resumed (MLflow on, as a user runs it), it ends as a run never killed."""
+current and a copy of current on shared deals with every seating, rated by Plackett-Luce; an
+``azul train`` process killed with SIGKILL in generation 1 (its self-play committed) and resumed
+by another (MLflow on, as a user runs it) ends as a run never killed."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import kinds.train as train_module
 from azul_cli.main import app
-from kinds.train import load_train_config, run_train
 from learn.ntuple import NTupleModel
-from test_league_support import league
+from records.parts import committed_parts
+from test_league_support import ROOT, league, subprocess_env
 from tournament import read_table
 from tournament.config import parse_config
 from tournament.runner import run_league
+
+# ``azul train`` in a process of its own that holds still in generation 1 once its self-play and
+# positions are written (just before the fit), so that the SIGKILL, sent once the self-play's games
+# are committed, always lands in the middle of that generation
+PAUSED_TRAIN = """
+import sys, time
+import kinds.train as train
+from azul_cli.main import app
+fit = train._fit
+def paused(c, data, start, store, name, g, parent=None):
+    if g == 1:
+        time.sleep(600)  # killed here
+    return fit(c, data, start, store, name, g, parent)
+train._fit = paused
+app(["train", sys.argv[1]])
+"""
 
 
 def _config(tmp_path, records, out):
@@ -37,7 +59,34 @@ workers: 0
     return path
 
 
-def test_a_3_player_train_runs_gates_by_plackett_luce_is_killed_and_resumes(tmp_path, monkeypatch):
+def committed_games(run: Path) -> int:
+    return read_table(run, "games", ["game_id"]).num_rows if committed_parts(run) else 0
+
+
+def kill_in_generation_one(path: Path, root: Path, games: int, timeout: float = 120) -> None:
+    """Start ``azul train path`` in a process of its own, wait until generation 1's self-play has
+    committed its ``games`` (its parts under ``root``), then SIGKILL the process."""
+    proc = subprocess.Popen([sys.executable, "-c", PAUSED_TRAIN, str(path)], cwd=ROOT, env=subprocess_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + timeout
+    try:
+        while committed_games(root / "gen-001" / "selfplay") < games:
+            if proc.poll() is not None:
+                pytest.fail(f"azul train ended ({proc.returncode}) before its self-play was committed:\n"
+                            f"{proc.stdout.read()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"generation 1's {games} self-play games not committed in {timeout} s")
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+
+
+def test_a_3_player_train_runs_gates_by_plackett_luce_is_killed_and_resumes(tmp_path):
     records = parse_config(league(tmp_path, ["greedy", "heuristic", "random"], name="r3", players=3, deals=2,
                                   seed=4))
     assert run_league(records, progress=False).complete
@@ -45,21 +94,16 @@ def test_a_3_player_train_runs_gates_by_plackett_luce_is_killed_and_resumes(tmp_
     assert whole.exit_code == 0, whole.output
     assert "gate " in whole.output and "after 2 deals (12 games)" in whole.output
 
-    gate = train_module.gate
-
-    def killed(c, gen, g, candidate, current):  # the gate's games recorded, then the process dies
-        gate(c, gen, g, candidate, current)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(train_module, "gate", killed)
     path = _config(tmp_path, tmp_path / "r3", "killed")
-    with pytest.raises(KeyboardInterrupt):
-        run_train(load_train_config(path), log=lambda line: None)
-    monkeypatch.setattr(train_module, "gate", gate)
     root = tmp_path / "killed" / "three"
+    kill_in_generation_one(path, root, games=2)  # deals 2, one bot: its self tables
     assert len(json.loads((root / "lineage.json").read_text())) == 1      # generation 0 only
-    resumed = CliRunner().invoke(app, ["train", str(path), "--resume"])
-    assert resumed.exit_code == 0, resumed.output
+    assert not (root / "gen-001" / "candidate.azv").exists() and not (root / "gen-001" / "gate").exists()
+    selfplay = {name: read_table(root / "gen-001" / "selfplay", name) for name in ("games", "results", "moves")}
+    resumed = subprocess.run([sys.executable, "-m", "azul_cli", "train", str(path), "--resume"], cwd=ROOT,
+                             env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "generation 1: 2 self-play games" in resumed.stdout and "generation 0" not in resumed.stdout
 
     lineages = {run: json.loads((tmp_path / run / "three" / "lineage.json").read_text()) for run in ("whole", "killed")}
     one = lineages["killed"][1]
@@ -70,8 +114,9 @@ def test_a_3_player_train_runs_gates_by_plackett_luce_is_killed_and_resumes(tmp_
     assert one["gate"]["elo_low"] < one["gate"]["elo"] < one["gate"]["elo_high"]
     verdict = "H1" if one["gate"]["elo_low"] > 0 else "H0" if one["gate"]["elo_high"] < 0 else "undecided"
     assert one["gate"]["verdict"] == verdict and one["accepted"] == (verdict == "H1")
-    games = read_table(root / "gen-001" / "gate", "games", ["game_id"]).num_rows
-    assert games == 12                                                       # not played again
+    assert read_table(root / "gen-001" / "gate", "games", ["game_id"]).num_rows == 12
+    for name, before in selfplay.items():  # the self-play committed before the kill, not played again
+        assert read_table(root / "gen-001" / "selfplay", name).equals(before), name
     results = read_table(root / "gen-001" / "gate", "results", ["game_id", "seat", "bot"]).to_pylist()
     lineups = {}
     for r in results:
