@@ -18,12 +18,13 @@ import yaml
 
 from bots import bot_maker
 from bots.spec import parse_bot_spec
-from engine.errors import field_name, shown
+from engine.errors import shown
 from engine.rules import VARIANTS
 from records.store import RunStore
-from records.urls import is_url, parse_url
 
-from .scheduler import MATCHES, SEAT_MODES, arrangements, count_games, deal_block, derive_seed
+from .fields import (MAX_SECONDS, MAX_SEED, _choice, _FieldError, _int, _kind, _known_keys, _name, _out, _seconds,
+                     _section, _stage_bound)
+from .scheduler import MATCHES, SEAT_MODES, count_games, deal_block, derive_seed
 
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
             "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee",
@@ -260,16 +261,7 @@ def parse_config(data: Any, source: str = "config", default_name: str = "league"
         raise ConfigError(f"{source}: {exc.field}: {exc.reason}") from None
 
 
-# ---------------------------------------------------------------- checking
-MAX_SEED = 2**64 - 1  # seeds: 0..2**64-1
-MAX_SECONDS = 1e6  # time_limit and flush_seconds: positive, at most 1e6 s (11 days)
-class _FieldError(Exception):
-    def __init__(self, field_name: str, reason: str):
-        super().__init__(f"{field_name}: {reason}")
-        self.field = field_name
-        self.reason = reason
-
-
+# ---------------------------------------------------------------- checking (each field: tournament/fields.py)
 def _parse(data: Any, default_name: str) -> LeagueConfig:
     if not isinstance(data, dict):
         raise _FieldError("(top level)", f"a config is a mapping of fields, not {_kind(data)}")
@@ -369,29 +361,6 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
     return {"format": fmt, "ignored": ignored, "pairs_per_match": pairs}
 
 
-MAX_STAGE_GAMES = 1_000_000  # the games of one stage of an event, built in memory (a round-robin streams)
-
-
-def _stage_bound(fmt: str | None, names: list[str], players: int, deals: int, seats: str, match: str,
-                 challengers: tuple[str, ...] | None) -> None:
-    """A gauntlet (one stage) or a Swiss round builds its games in memory: past MAX_STAGE_GAMES a
-    field error on ``deals``, before anything runs, not a MemoryError."""
-    if fmt not in ("gauntlet", "swiss"):
-        return
-    if fmt == "swiss":
-        tables = len(names) // players  # a round's pairings (events/swiss.py)
-    else:
-        from .events.gauntlet import gauntlet_tables
-
-        tables = len(gauntlet_tables(len(names), players, [names.index(c) for c in challengers]))
-    games = tables * deals * len(arrangements(players, seats)) * (2 if match == "series" else 1)
-    if games > MAX_STAGE_GAMES:
-        what = "a Swiss round" if fmt == "swiss" else "a gauntlet"
-        raise _FieldError("deals", f"{deals:,} deals make {games:,} games in {what}, more than the "
-                                   f"{MAX_STAGE_GAMES:,} one stage may hold: fewer deals (or a round-robin, which "
-                                   "streams its games)")
-
-
 def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colored") -> list[BotEntry]:
     if value is None:
         raise _FieldError("bots", "missing: list the bots of the league (type, params, seed)")
@@ -439,31 +408,6 @@ def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colore
     return entries
 
 
-def _known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:
-    for key in mapping:
-        if key not in known:
-            raise _FieldError(f"{prefix}{field_name(key)}", f"unknown field (fields here: {', '.join(known)})")
-
-
-def _section(value: Any, where: str, known: tuple[str, ...]) -> dict:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _FieldError(where, f"must be a mapping ({', '.join(known)}), not {_kind(value)}")
-    _known_keys(value, known, where + ".")
-    return value
-
-
-def _int(value: Any, where: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _FieldError(where, f"must be a whole number, not {shown(value)}")
-    if value < low or (high is not None and value > high):
-        span = (f"{low} or more" if high is None else f"{low} or more and below 2**64" if high == MAX_SEED
-                else f"from {low} to {high}")
-        raise _FieldError(where, f"must be {span}, not {shown(value)}")
-    return value
-
-
 def check_int(value: Any, where: str, low: int, high: int | None = None) -> int:
     """``value`` as a whole number from ``low`` (to ``high``): a league config's check, with its
     error as a ConfigError naming ``where``, for the settings made without one (--workers, a
@@ -482,41 +426,11 @@ def check_out(value: Any, where: str = "out") -> str:
     return _checked(_out, value, where)
 
 
-def _out(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise _FieldError(where, f"must be a folder name, not {shown(value)}")
-    # s3://B/P, or as a command's Path option leaves it, s3:/B/P: never a local folder named "s3:"
-    if is_url(value):
-        text = "s3://" + value[len("s3:/"):] if value.startswith("s3:/") and not value.startswith("s3://") else value
-        try:
-            return str(parse_url(text))
-        except ValueError as exc:
-            raise _FieldError(where, str(exc)) from None
-    if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):
-        raise _FieldError(where, f"{shown(value)}: a local folder or s3://BUCKET/PREFIX")
-    return value
-
-
 def _checked(check, value: Any, where: str, *args):
     try:
         return check(value, where, *args)
     except _FieldError as exc:
         raise ConfigError(f"{exc.field}: {exc.reason}") from None
-
-
-def _seconds(value: Any, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_SECONDS:
-        raise _FieldError(where, f"must be a positive number of seconds up to {MAX_SECONDS:g} (or null "
-                                 f"for none), not {shown(value)}")
-    return float(value)
-
-
-def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise _FieldError(where, f"must be one of {', '.join(choices)}, not {shown(value)}")
-    return value
 
 
 def check_name(value: Any, where: str = "name") -> str:
@@ -528,11 +442,3 @@ def check_name(value: Any, where: str = "name") -> str:
         raise ConfigError(str(exc)) from None
 
 
-def _name(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value.strip() or "/" in value or value.startswith("."):
-        raise _FieldError(where, f"must be a non-empty name without '/', not {shown(value)}")
-    return value
-
-
-def _kind(value: Any) -> str:
-    return "nothing" if value is None else f"a {type(value).__name__} ({shown(value, 40)})"
