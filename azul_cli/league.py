@@ -209,7 +209,8 @@ def repair(run_dir: RunDirArg) -> None:
                  "a study or a tune")
     except (ValueError, OSError) as exc:
         fail(str(exc))
-    from tournament.runner import LeagueError, repair_run
+    from tournament.run_folder import repair_run
+    from tournament.runner import LeagueError
 
     try:
         report = repair_run(store)

@@ -79,7 +79,7 @@ def test_output_errors_are_one_line(tmp_path, monkeypatch):
 
     import pyarrow.parquet as pq
 
-    from tournament.runner import _locked
+    from tournament.run_folder import _locked
 
     blocker = tmp_path / "a-file"
     blocker.write_text("")

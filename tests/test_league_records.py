@@ -163,7 +163,7 @@ def test_tables_are_arrow_with_fixed_types(tmp_path):
 
 
 def test_one_driver_per_run_folder(tmp_path):
-    from tournament.runner import _locked
+    from tournament.run_folder import _locked
 
     data = league(tmp_path, ["random", "greedy"], deals=1)
     with _locked(tmp_path / "t"):

@@ -18,7 +18,8 @@ from azul_cli.main import app
 from test_league_support import league
 from tournament.config import ConfigError, parse_config
 from tournament.events import event_schedule
-from tournament.runner import LeagueError, check_resumable
+from tournament.run_folder import check_resumable
+from tournament.runner import LeagueError
 from tournament.scheduler import arrangements, count_games, deal_block, schedule, seat_blocks, seat_cycle
 from kinds.study import StudyConfig, study_games
 

@@ -13,7 +13,7 @@ name, rename, ``games`` last); orphan parts (no ``games`` part) and temporary fi
 as before. Games are deterministic from the config, so ``--resume`` then plays the games that are
 no longer recorded and the folder ends as an undamaged run would (timings aside).
 
-The caller holds the run's lock (``runner.repair_run``, and ``run_league`` on ``--resume``).
+The caller holds the run's lock (``run_folder.repair_run``, and ``run_league`` on ``--resume``).
 """
 from __future__ import annotations
 

@@ -1,0 +1,147 @@
+"""A league's run folder: its writer lock, its preparation for a run (``prepare_run_dir``: the
+run's id and kind in ``run.json``, its config, the games already recorded) and the checks a
+resume must pass (``check_resumable``: the same games; the folder repaired first,
+``tournament.repair``). The driver (tournament/runner.py) calls these before it plays.
+"""
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from records.columns import SCHEMAS
+from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id
+from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, QUARANTINE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
+from records.read import done_game_ids
+from records.store import as_store
+from records.urls import is_url
+
+from .backends import LeagueError
+from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_stored_yaml
+from .repair import RepairReport, repair
+from .scheduler import seat_blocks
+
+
+class _Summary(Protocol):
+    """What ``prepare_run_dir`` reads (``referee``) and sets of a run's ``runner.LeagueSummary``."""
+
+    referee: str
+    run_id: str
+    repair: RepairReport | None
+
+
+@contextmanager
+def _locked(store):
+    """The run's writer lock (its store's: a folder's lock file, an object store's ``.lock``) while the
+    block runs; ``store``: a store, or a run folder's path."""
+    try:
+        with as_store(store).lock():
+            yield
+    except RunInUse as exc:
+        raise LeagueError(str(exc)) from None
+
+
+def repair_run(run_dir: str | Path) -> RepairReport:
+    """``tournament.repair.repair`` under the run's lock (no driver may write meanwhile)."""
+    store = as_store(run_dir)
+    with _locked(store):
+        return repair(store)
+
+
+class FolderKind(Protocol):
+    """What the driver asks of the kind of run it plays (kinds.RunKind is one): ``name`` goes to
+    ``run.json``; ``owned``, the files and folders of its own that ``--fresh`` removes besides
+    the driver's; ``refuse(run_dir, other)``, the refusal to play it into a folder of another kind."""
+
+    name: str
+    owned: tuple[str, ...]
+
+    def refuse(self, run_dir: Path, other: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class PlainLeague:
+    """The kind of a run played without one (a league config handed to ``run_league`` as it is)."""
+
+    name: str = "league"
+    owned: tuple[str, ...] = ()
+
+    def refuse(self, run_dir: Path, other: str) -> str:
+        return (f"{run_dir} holds a run of kind {other}, not a league: playing it as one would spoil its "
+                "records (azul league repair names the command that finishes it)")
+
+
+# what the driver writes in a run folder (the records, the config, the run's id, the standings)
+DRIVER_FILES = (*SCHEMAS, CONFIG_FILE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON, MLFLOW_RUN_FILE, QUARANTINE)
+
+
+def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool,
+                    summary: _Summary | None = None, kind: FolderKind = PlainLeague()) -> set[str]:
+    """Check the run folder against the config and return the ids of the games already recorded.
+
+    Makes the run's id when the folder is new (or ``fresh``: the driver's files and the kind's
+    ``owned`` ones removed first) and keeps it, with the run's kind, in ``run.json``; a folder
+    whose records are of another kind is refused (``kind.refuse``). A resume repairs the folder
+    first (``tournament.repair``). Both go to ``summary`` if given.
+    """
+    store = as_store(run_dir)
+    report = None
+    if fresh:
+        store.remove(*DRIVER_FILES, *kind.owned)
+    elif store.has_records():  # a config.yaml alone is a league that never got to play
+        other = run_kind(store.view(parts=False))
+        if other != kind.name:
+            raise LeagueError(kind.refuse(store.root, other))
+        if not resume:
+            raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
+                              "--fresh to start it over, or choose another --out")
+        if store.exists(CONFIG_FILE):
+            try:
+                before = read_stored_yaml(store, CONFIG_FILE)
+            except ConfigError as exc:  # one line: the file, the line and column
+                raise LeagueError(f"cannot resume: {exc}") from None
+            check_resumable(config, before, store.where(CONFIG_FILE))
+        report = repair(store)
+    view = store.view()  # the run as a folder reads it (a local run: the folder itself)
+    run_id = run_id_of(view) or new_run_id(config.name)  # an older folder keeps its records' id
+    done = done_game_ids(view)
+    save_run_id(store, run_id, None if summary is None else folder_referee(store, summary.referee, bool(done)),
+                kind.name)
+    store.write_text(CONFIG_FILE, config.to_yaml())
+    if summary is not None:
+        summary.run_id, summary.repair = run_id, report
+    return done
+
+
+def folder_referee(run_dir, referee: str, kept: bool) -> str:
+    """Who played a run folder's games, for its ``run.json``: ``referee`` (this run's), or
+    ``mixed`` when the games ``kept`` from an earlier run were played by the other one."""
+    try:
+        before = json.loads(as_store(run_dir).read_text(RUN_FILE)).get("referee") if kept else None
+    except (OSError, ValueError, AttributeError):
+        before = None
+    return referee if before in (None, referee) else "mixed"
+
+
+def check_resumable(config: LeagueConfig, saved: dict, where: str | Path) -> None:
+    """A run resumes only with the same games: same bots, seats, seeds... (deals may grow).
+    ``where``: the run's stored config (a path, or an ``s3://`` URL)."""
+    run = str(Path(where).parent) if not is_url(str(where)) else str(where).rsplit("/", 1)[0]
+    try:
+        before = parse_config(saved, source=str(where))
+    except ConfigError as exc:
+        raise LeagueError(f"cannot resume: {exc}") from None
+    now, then = config.to_dict(), before.to_dict()
+    changed = [k for k in IDENTITY if now.get(k) != then.get(k)
+               and not (k == "seats" and seat_blocks(config.players, config.seats)
+                        == seat_blocks(before.players, before.seats))]  # at 2 players every mode is one
+    if config.format != "round-robin" and config.deals != before.deals:  # an event's deals are its games'
+        changed.append("deals")
+    if changed:
+        raise LeagueError(f"cannot resume {run}: the config differs from the one it was started "
+                          f"with in {', '.join(changed)} (use --fresh to start over, or another --out)")
+    if config.deals < before.deals:
+        raise LeagueError(f"cannot resume {run}: deals went down from {before.deals} to "
+                          f"{config.deals} (a league can only be extended)")
