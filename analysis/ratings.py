@@ -72,10 +72,17 @@ def player_counts(results: pl.DataFrame) -> list[int]:
     return sorted(sizes["n"].unique().to_list())
 
 
+def has_rated_games(results: pl.DataFrame) -> bool:
+    """Whether any game of ``results`` is between different bots: a ``self_play`` league's games of
+    a bot against copies of itself rate nothing."""
+    return bool(results.group_by("run_id", "game_id").agg(pl.col("bot").n_unique() > 1)["bot"].any())
+
+
 def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = None,
                     anchor_value: float = 0.0, bootstrap: int = 200, seed: int = 0,
                     level: float = 0.95, interval: str = "jackknife") -> dict[int, EloFit]:
-    """``{players: fit}`` for every player count in the records, keys sorted.
+    """``{players: fit}`` for every player count in the records with a game between different
+    bots, keys sorted (none: a ``ValueError``, as ``analysis.stats.standings``'s).
 
     With ``anchor``, each count whose games the anchor bot played puts it at ``anchor_value``;
     a count it did not play is centred on its pool's mean instead. An anchor found in no count
@@ -98,6 +105,8 @@ def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str |
         if sizes is not None:
             part = results.join(sizes.filter(pl.col("n") == n).select("run_id", "game_id"),
                                 on=["run_id", "game_id"])
+        if not has_rated_games(part):
+            continue  # only games of a bot against copies of itself (self_play): nothing to rate
         here = anchor if anchor is not None and (part["bot"] == anchor).any() else None
         options = dict(anchor=here, anchor_value=anchor_value if here else 0.0,
                        bootstrap=bootstrap, seed=seed, level=level, interval=interval)
@@ -105,4 +114,6 @@ def rate_by_players(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str |
             fits[n] = fit_elo(part, games, **options)
         else:
             fits[n] = fit_plackett_luce(part, games, num_players=n, **options)
+    if not fits:
+        raise ValueError("no game between different bots in the records")
     return fits

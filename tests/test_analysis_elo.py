@@ -231,3 +231,21 @@ def test_games_of_a_bot_against_itself_bound_nothing_and_count_no_game(players):
     assert mixed.table.sort("bot")["games"].to_list() == plain.table.sort("bot")["games"].to_list()
     assert mixed.table.sort("bot")["score_share"].to_list() == pytest.approx(
         plain.table.sort("bot")["score_share"].to_list())
+
+
+def test_a_league_of_one_bot_against_itself_is_one_error_line(tmp_path):
+    # a training run's self-play league holds only such games: azul elo and azul standings say so
+    # alike, in one line (azul elo printed a traceback on a None score share)
+    from test_league_support import league
+
+    from tournament.config import parse_config
+    from tournament.runner import run_league
+
+    assert run_league(parse_config(league(tmp_path, [{"type": "greedy"}], name="sp", self_play=True)),
+                      progress=False).complete
+    for command in ("elo", "standings"):
+        result = runner.invoke(app, [command, str(tmp_path / "sp")])
+        assert result.exit_code == 1, command
+        assert result.output.strip().splitlines() == ["error: no game between different bots in the records"]
+    # and the league's own standings rate nobody (the fit's 0 [0, 0] for a bot with no counted game)
+    assert [row["elo"] for row in json.loads((tmp_path / "sp" / "standings.json").read_text())] == [None]

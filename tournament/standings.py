@@ -132,14 +132,17 @@ class Tally:
 def ratings(records: dict) -> dict[str, float]:
     """Each bot's Elo from a run's ``games`` and ``results`` frames (``analysis.rate_by_players``,
     no bootstrap), but for the bots whose rating the faults withhold (``analysis.ratings.withhold``,
-    as ``azul elo`` and the report)."""
+    as ``azul elo`` and the report) and those with no game against another bot."""
     from analysis import rate_by_players
-    from analysis.ratings import withheld_bots, withhold
+    from analysis.ratings import has_rated_games, withheld_bots, withhold
 
+    if not has_rated_games(records["results"]):  # a self-play league of one bot: none to rate
+        return {}
     fits = rate_by_players(records["results"], records["games"], bootstrap=0)
     hidden = withheld_bots(records["results"], records["games"])
     return {row["bot"]: row["rating"] for fit in fits.values()
-            for row in withhold(fit.table, hidden).iter_rows(named=True) if row["rating"] is not None}
+            for row in withhold(fit.table, hidden).iter_rows(named=True)
+            if row["rating"] is not None and row["games"]}  # a bot with no counted game: no rating
 
 
 def league_tally(run_dir: str | Path, bots: list[str]) -> Tally:

@@ -252,11 +252,13 @@ def _records(folder: Path) -> dict | None:
 
 def ratings(records: dict) -> list[dict]:
     """The ratings with 95% intervals per player count (``azul elo``'s fit, analysis/ratings.py)."""
-    from analysis.ratings import rate_by_players, withheld_bots, withhold
+    from analysis.ratings import has_rated_games, rate_by_players, withheld_bots, withhold
 
     from azul_cli.common import json_rows
 
     results, games = records["results"], records["games"]
+    if not has_rated_games(results):  # a self-play league of one bot: nothing to rate
+        return []
     fits = rate_by_players(results, games, bootstrap=RATING_RESAMPLES)
     hidden = withheld_bots(results, games)
     return [{"players": n, "bots": json_rows(withhold(fit.table, hidden))} for n, fit in fits.items()]
