@@ -19,7 +19,7 @@ from typing import Any
 
 from records.folder import lock_holder, run_kind
 from records.names import CONFIG_FILE, REPORT_FILES, RUN_FILE
-from records.store import open_store
+from records.store import as_store, open_store
 from records.urls import S3Url, is_url
 
 
@@ -81,18 +81,21 @@ class RunKind:
         ``nests``: a training run's ``gen-001/selfplay``...); none by default."""
         return []
 
-    def recorded_games(self, run_dir: Path) -> int:
-        """The games recorded in the folder, and in the runs it holds."""
+    def recorded_games(self, run_dir: Path, store=None) -> int:
+        """The games recorded in the folder ``run_dir`` (a run on object storage: its local view,
+        ``store`` the run's store), and in the runs it holds, each read through its own store."""
         from records.read import done_game_ids
 
-        return sum(len(done_game_ids(Path(run_dir) / d)) for d in [".", *self.nested_runs(run_dir)])
+        store = as_store(run_dir) if store is None else store
+        nested = [store.sub(inner).view() for inner in self.nested_runs(store)]
+        return sum(len(done_game_ids(folder)) for folder in [Path(run_dir), *nested])
 
     def status(self, run_dir: Path) -> RunStatus:
         """Where the run in ``run_dir`` stands (``RunStatus``). Reads the lock's holder without
         taking the lock, so a reader never makes a starting driver fail."""
         store = open_store(run_dir) if is_url(str(run_dir)) else None  # a run on object storage
         run_dir = store.view() if store is not None else Path(run_dir)  # read from its local view
-        recorded, planned = self.recorded_games(run_dir), self.planned_games(run_dir)
+        recorded, planned = self.recorded_games(run_dir, store), self.planned_games(run_dir)
         driver = store.holder() if store is not None else lock_holder(run_dir)
         finished = self.is_finished(run_dir, recorded, planned)
         state = "running" if driver is not None else "finished" if finished else "stopped"

@@ -33,7 +33,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -371,19 +371,6 @@ class TrainKind(RunKind):
         store = as_store(run_dir)
         return [f"{gen}/{inner}" for gen in store.folders(GENERATION) for inner in store.sub(gen).folders("")
                 if store.sub(gen).sub(inner).committed()]
-
-    def recorded_games(self, run_dir) -> int:
-        """The games of its nested runs (a folder's, or a run's on object storage through their views)."""
-        from records.read import done_game_ids
-
-        store = as_store(run_dir)
-        return sum(len(done_game_ids(s.view())) for s in [store, *map(store.sub, self.nested_runs(store))])
-
-    def status(self, run_dir):
-        """As every kind's; on object storage its games are counted on the store (its local view
-        holds only its own small files, not its nested runs)."""
-        st = super().status(run_dir)
-        return replace(st, recorded=self.recorded_games(run_dir)) if is_url(str(run_dir)) else st
 
     def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
         lineage, settings = self._lineage(run_dir), self._settings(run_dir)
