@@ -227,6 +227,20 @@ class Objects:
         """``{name: (etag, size)}`` of the objects whose names start with ``prefix`` (relative to
         this URL's prefix); ``delimiter``: only those with no ``/`` after ``prefix``; ``most``: at
         most that many (the first ones)."""
+        return self._listed(prefix, delimiter, most)[0]
+
+    def level(self, prefix: str = "") -> tuple[dict[str, tuple[str, int]], list[str]]:
+        """What lies directly under ``prefix`` ("" or ending in ``/``), named below it: the
+        ``entries`` of its objects and the names of its folders (those the server lists as common
+        prefixes), sorted; from one LIST with ``Delimiter='/'`` a thousand entries (``azul serve``
+        walks a prefix for runs so, a level at a time)."""
+        files, folders = self._listed(prefix, True)
+        cut = len(prefix)
+        return {name[cut:]: entry for name, entry in files.items()}, sorted(f[cut:] for f in folders)
+
+    def _listed(self, prefix: str, delimiter: bool, most: int | None = None):
+        """The objects (``entries``) and, with ``delimiter``, the folders under ``prefix``, named
+        relative to this URL's prefix."""
         start = self.url.key(prefix) if prefix else (f"{self.url.prefix}/" if self.url.prefix else "")
         cut = len(self.url.prefix) + 1 if self.url.prefix else 0
         options = {"Delimiter": "/"} if delimiter else {}
@@ -236,29 +250,12 @@ class Objects:
         def listing():
             pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.url.bucket, Prefix=start,
                                                                        **options)
-            return {item["Key"][cut:]: (item["ETag"], int(item["Size"]))
-                    for page in pages for item in page.get("Contents", [])}
-
-        found, _, _ = self._call("list", prefix, listing)
-        return found or {}
-
-    def level(self, prefix: str = "") -> tuple[dict[str, tuple[str, int]], list[str]]:
-        """What lies directly under ``prefix`` (relative to this URL's prefix; "" or ending in
-        ``/``), named below it: ``{name: (etag, size)}`` of its objects and the names of its
-        folders (those with objects below them), sorted; one LIST with ``Delimiter='/'`` a thousand
-        entries (``azul serve`` walks a prefix for runs so, a level at a time)."""
-        start = self.url.key(prefix) if prefix else (f"{self.url.prefix}/" if self.url.prefix else "")
-        cut = len(start)
-
-        def listing():
-            pages = self._s3.get_paginator("list_objects_v2").paginate(Bucket=self.url.bucket, Prefix=start,
-                                                                       Delimiter="/")
             files, folders = {}, []
             for page in pages:
                 files.update({item["Key"][cut:]: (item["ETag"], int(item["Size"]))
                               for item in page.get("Contents", [])})
                 folders += [item["Prefix"][cut:].rstrip("/") for item in page.get("CommonPrefixes", [])]
-            return files, sorted(folders)
+            return files, folders
 
         found, _, _ = self._call("list", prefix, listing)
         return found if found is not None else ({}, [])
