@@ -14,7 +14,8 @@ model or a file) is generation 0's model. Generation g >= 1:
    of the current model's MCTS bot against itself and the ``opponents``;
 2. data: its positions (learn.data) in ``gen-NNN/data``;
 3. training: a model on the positions of the last ``window`` generations (generation 0's
-   records count as one), from the current model's weights, with a held-out tenth of the games;
+   records count as one), from the current model's weights (``train.base: last``: the last
+   generation's model, accepted or not), with a held-out tenth of the games;
 4. gate (kinds/train_gate.py): at 2 players an SPRT (kinds/sprt.py) of the new model's bot against
    the current one at the same iterations per move, at 3 and 4 players a league of the two and a
    field on shared deals with every seating, rated by Plackett-Luce; H1 accepts the new model,
@@ -224,7 +225,9 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
     # 3. training on the window
     window = [_at(store, r["data"], model=False) for r in lineage if r.get("data")][-(c.window - 1):] \
         if c.window > 1 else []
-    metrics = _fit(c, [*window, data], current, gen, CANDIDATE_FILE, g, parent)
+    # from the current model's weights, or (train.base last) the last generation's, accepted or not
+    trained_from = parent if c.base == "current" else lineage[-1]["model"]
+    metrics = _fit(c, [*window, data], _at(store, trained_from), gen, CANDIDATE_FILE, g, trained_from)
     candidate = _local(gen, CANDIDATE_FILE)
     # 4. the gate
     r = gate(c, gen, g, spec(candidate, c.iterations), bot)
@@ -232,7 +235,7 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
     log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
         f"{describe(r)}: {'accepted' if accepted else 'not accepted'}")
     return {"generation": g, "model": f"{name}/{CANDIDATE_FILE}", "accepted": accepted, "data": f"{name}/data",
-            "parent": parent, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
+            "parent": parent, "trained_from": trained_from, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
             "gate": r, **metrics}
 
 

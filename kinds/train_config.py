@@ -20,6 +20,7 @@ from .sprt import SprtSettings
 
 VALUES = {"mlp": "azul-value/1", "ntuple": "azul-ntuple/1"}  # train.value, and the format of its model files
 GATE_FIELDS = ("current", "greedy")  # gate.field: who fills the seats of a 3- or 4-player gate beside the two
+BASES = ("current", "last")  # train.base: the weights a later generation's training starts from
 
 
 class TrainError(ValueError):
@@ -46,6 +47,7 @@ class TrainConfig:
     epochs: int = 10
     batch: int = 256
     lr: float = 1e-3
+    base: str = "current"          # BASES: from the current (last accepted) model, or the last generation's
     elo0: float = 0.0
     elo1: float = 40.0
     max_pairs: int = 200           # the SPRT's pair limit (2 players)
@@ -125,6 +127,7 @@ def _check(c: TrainConfig) -> None:
         raise ConfigError(f"hidden: must be a list of layer widths from 1 to 256, not {shown(c.hidden)}")
     check_choice(c.target, "target", TARGETS)
     check_choice(c.value, "value", tuple(VALUES))
+    check_choice(c.base, "train.base", BASES)
     if isinstance(c.lam, bool) or not isinstance(c.lam, (int, float)) or not 0 <= c.lam <= 1:
         raise ConfigError(f"lam: must be TD's lambda, from 0 to 1, not {shown(c.lam)}")
     if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:

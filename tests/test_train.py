@@ -137,6 +137,7 @@ def test_start_records_without_games_of_the_runs_player_count_are_refused(tmp_pa
     ("start: {records: [no-such-run]}", "start.records[0]: no-such-run: no game records there"),
     ("start: {model: no-such-model}", "model 'no-such-model' is neither a shipped model"),
     ("train: {hidden: [true]}", "hidden: must be a list of layer widths"),
+    ("train: {base: best}", "train.base: must be one of current, last, not 'best'"),
     # at 3 and 4 players, the league gate's and self-play's own fields
     ("players: 3\ngate: {max_deals: 1}", "gate.max_deals: must be"),
     ("players: 3\ngate: {max_deals: many}", "gate.max_deals: must be a whole number, not 'many'"),
@@ -300,6 +301,29 @@ def test_an_ntuple_training_run_fits_then_learns_by_td_and_resumes_to_the_same_t
     client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'killed' / 'mlflow.db'}")
     run_id = (tmp_path / "killed" / "nt" / "mlflow_run_id").read_text().strip()
     assert [m.step for m in client.get_metric_history(run_id, "held_out_loss")] == [0, 1, 2]
+
+
+def test_train_base_last_goes_on_from_the_last_generation_not_accepted(tmp_path):
+    """train.base: last: generation 2 trains from generation 1's candidate though its gate (at
+    most 2 pairs) did not accept it; self-play and the gate stay the current model's. With the
+    default base, generation 2 trains from generation 0's model again."""
+    from learn.ntuple import NTupleModel
+
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=3, seed=4))
+    assert run_league(config, progress=False).complete
+    starts = {}
+    for base in ("current", "last"):
+        path = ntuple_config(tmp_path, tmp_path / "r", base)
+        path.write_text(path.read_text().replace("lr: 0.002}", f"lr: 0.002, base: {base}}}") + "mlflow: false\n")
+        result = CliRunner().invoke(app, ["train", str(path)])
+        assert result.exit_code == 0, result.output
+        lineage = json.loads((tmp_path / base / "nt" / "lineage.json").read_text())
+        assert [r["accepted"] for r in lineage] == [True, False, False]
+        assert [r["parent"] for r in lineage[1:]] == ["gen-000/model.azv"] * 2
+        two = NTupleModel.load(tmp_path / base / "nt" / "gen-002" / "candidate.azv")
+        assert two.meta["parent"] == lineage[2]["trained_from"]
+        starts[base] = lineage[2]["trained_from"]
+    assert starts == {"current": "gen-000/model.azv", "last": "gen-001/candidate.azv"}
 
 
 def test_a_start_model_of_the_other_kind_is_one_line(tmp_path):
