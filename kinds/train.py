@@ -227,7 +227,8 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
         if c.window > 1 else []
     # from the current model's weights, or (train.base last) the last generation's, accepted or not
     trained_from = parent if c.base == "current" else lineage[-1]["model"]
-    metrics = _fit(c, [*window, data], _at(store, trained_from), gen, CANDIDATE_FILE, g, trained_from)
+    start = current if trained_from == parent else _at(store, trained_from)  # found once above
+    metrics = _fit(c, [*window, data], start, gen, CANDIDATE_FILE, g, trained_from)
     candidate = _local(gen, CANDIDATE_FILE)
     # 4. the gate
     r = gate(c, gen, g, spec(candidate, c.iterations), bot)
@@ -235,7 +236,8 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
     log(f"generation {g}: {summary.recorded:,} self-play games, held-out loss {metrics['held_out_loss']:.4f}, "
         f"{describe(r)}: {'accepted' if accepted else 'not accepted'}")
     return {"generation": g, "model": f"{name}/{CANDIDATE_FILE}", "accepted": accepted, "data": f"{name}/data",
-            "parent": parent, "trained_from": trained_from, "selfplay_games": summary.recorded, "selfplay_games_per_s": games_per_s,
+            "parent": parent, "trained_from": trained_from, "selfplay_games": summary.recorded,
+            "selfplay_games_per_s": games_per_s,
             "gate": r, **metrics}
 
 
