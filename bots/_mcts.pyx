@@ -32,6 +32,7 @@ cdef enum:
     MAX_DEPTH = 256          # plies inside one round: at most ~40 drafts plus 20 tilings
     FIRST_CAPACITY = 1 << 16
     TIME_CHECK = 64          # iterations between clock reads under a time budget
+    TABLE = 4096             # visit counts below this take 1/n and 1/sqrt(n) from tables
 
 ROLLOUTS = {"random": ROLLOUT_RANDOM, "greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC}
 CUTOFFS = {"round": 0, "game": 1}
@@ -42,6 +43,16 @@ cdef struct Node:
     uint32_t visits
     uint16_t move            # move code that leads here from the parent
     uint16_t n_children      # 0 while not expanded (and for leaves that cannot be expanded)
+
+
+# select's per-child arithmetic read from tables (a third of a search's time went to its
+# division and square root per child): INV[n] = 1/n, ISQRT[n] = 1/sqrt(n); [0] unused.
+cdef double INV[TABLE]
+cdef double ISQRT[TABLE]
+INV[0] = ISQRT[0] = 0
+for _n in range(1, TABLE):
+    INV[_n] = 1.0 / _n
+    ISQRT[_n] = 1.0 / sqrt(<double>_n)
 
 
 cdef inline double now() noexcept nogil:
@@ -257,17 +268,24 @@ cdef class Search:
         return True
 
     cdef int32_t select(self, int32_t idx) noexcept nogil:
-        """UCT: the first unvisited child, else the best mean plus exploration bonus."""
+        """UCT: the first unvisited child, else the best mean plus exploration bonus
+        (exploration * sqrt(log(parent's visits) / child's visits))."""
         cdef Node* nd = &self.nodes[idx]
         cdef Node* ch
         cdef int32_t first = nd.first_child, best = first
         cdef int i
-        cdef double logn = log(<double>nd.visits if nd.visits else 1.0), score, best_score = -1e300
+        cdef double bonus = self.exploration * sqrt(log(<double>nd.visits if nd.visits else 1.0))
+        cdef double score, best_score = -1e300
+        cdef uint32_t v
         for i in range(nd.n_children):
             ch = &self.nodes[first + i]
-            if ch.visits == 0:
+            v = ch.visits
+            if v == 0:
                 return first + i
-            score = ch.value / ch.visits + self.exploration * sqrt(logn / ch.visits)
+            if v < TABLE:
+                score = ch.value * INV[v] + bonus * ISQRT[v]
+            else:
+                score = ch.value / v + bonus / sqrt(<double>v)
             if score > best_score:
                 best_score = score
                 best = first + i
