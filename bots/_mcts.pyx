@@ -19,9 +19,9 @@ from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
-from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT,
-                           gen_moves, apply_move, random_move, deal_random, rng_next, rng_below,
-                           MAX_MOVES)
+from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT, FLOOR,
+                           TILING_BASE, gen_moves, apply_move, random_move, deal_random, rng_next,
+                           rng_below, dest_mask, MAX_MOVES)
 from bots._policies cimport Weights, greedy_move, heuristic_move, default_weights, keep_allowed
 from bots._evaluators cimport Evaluator, result_values
 
@@ -36,6 +36,7 @@ cdef enum:
 
 ROLLOUTS = {"random": ROLLOUT_RANDOM, "greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC}
 CUTOFFS = {"round": 0, "game": 1}
+PRUNES = {"none": 0, "floor": 1}
 
 cdef struct Node:
     double value             # total value, for the seat that moved into this node
@@ -119,6 +120,30 @@ cdef void roll_out(State* s, const Rollout* r, Rng* rng) noexcept nogil:
         apply_move(s, code)
 
 
+cdef int prune_floor(const State* s, int* moves, int n) noexcept nogil:
+    """Drop from ``moves[:n]`` each draft to the floor whose tiles one pattern line could take
+    all of (the same draft to that line costs fewer floor slots); return how many are left, in
+    order. A source's colour always keeps a move."""
+    cdef const Board* b = &s.boards[s.to_move]
+    cdef int i, d, k = 0, code, c, tiles, mask
+    cdef bint fits
+    for i in range(n):
+        code = moves[i]
+        if code < TILING_BASE and code % 6 == FLOOR:
+            c = (code // 6) % 5
+            tiles = s.source[code // 30][c]
+            mask = dest_mask(b, c)
+            fits = False
+            for d in range(5):
+                if (mask >> d) & 1 and d + 1 - b.line_count[d] >= tiles:
+                    fits = True
+            if fits:
+                continue
+        moves[k] = code
+        k += 1
+    return k
+
+
 cdef class Search:
     """One reusable search: the node pool, the root, and the settings of the last run."""
     cdef Node* nodes
@@ -126,6 +151,7 @@ cdef class Search:
     cdef State root
     cdef Rng rng
     cdef double exploration
+    cdef int prune           # a value of PRUNES
     cdef Rollout rollout
     cdef Evaluator evaluator
     cdef int root_moves[MAX_MOVES]
@@ -150,7 +176,7 @@ cdef class Search:
 
     # ------------------------------------------------------------ the entry point from Python
     def run(self, state, seed, long long iterations, double seconds, double exploration,
-            str rollout, str cutoff, Evaluator evaluator not None, allowed=None):
+            str rollout, str cutoff, Evaluator evaluator not None, allowed=None, str prune="none"):
         """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap).
 
         ``rollout`` and ``cutoff``: names in ROLLOUTS and CUTOFFS; ``evaluator`` values the
@@ -158,7 +184,10 @@ cdef class Search:
 
         ``allowed``: move codes; the root then has a child only for each legal move in it (a
         ValueError when none is legal), and the search below it is unchanged. None: every legal
-        move (the same tree and generator stream as every allowed)."""
+        move (the same tree and generator stream as every allowed).
+
+        ``prune``: a name in PRUNES; "floor" leaves out of every node's children (the root's
+        too, unless ``allowed`` says them) the drafts to the floor that ``prune_floor`` drops."""
         cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
@@ -168,6 +197,7 @@ cdef class Search:
                                              allowed)
         self.root = core.s                   # a copy: the shown state is never touched
         self.exploration = exploration
+        self.prune = PRUNES[prune]
         self.rollout.policy = ROLLOUTS[rollout]
         self.rollout.to_game_end = CUTOFFS[cutoff]
         self.evaluator = evaluator
@@ -239,6 +269,8 @@ cdef class Search:
             n = self.n_root_moves
             for i in range(n):
                 moves[i] = self.root_moves[i]
+        elif self.prune:
+            n = prune_floor(st, moves, n)
         if first + n > self.capacity:
             cap = self.capacity
             while cap < first + n and cap < self.max_nodes:

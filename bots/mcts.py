@@ -46,6 +46,9 @@ class MCTSBot(Bot):
         value_scale: Annotated[float, Param(
             "points of heuristic evaluation margin that make a 73% pairwise value at a cut-off",
             0.01, 1000.0)] = 8.0,
+        prune: Annotated[Literal["none", "floor"], Param(
+            "moves the tree leaves out: none; floor: a draft to the floor when one pattern line "
+            "could take all its tiles")] = "none",
         max_nodes: Annotated[int, Param(
             "the most tree nodes one search may hold (24 bytes each)", 1000, 2**31 - 1)] = 1 << 23,
         model: Annotated[str | None, Param(
@@ -65,6 +68,7 @@ class MCTSBot(Bot):
         self.evaluator = evaluator
         self.value_scale = value_scale
         self.max_nodes = max_nodes
+        self.prune = prune
         self.model = model
         # read once, pickled along; without a model, the table's model is read at the first search
         self._model = model_bytes(model) if evaluator == "value" and model is not None else None
@@ -159,7 +163,7 @@ class MCTSBot(Bot):
         if seconds is not None:
             budget = 1 << 62
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
-                         self.rollout, self.cutoff, self._evaluator, allowed)
+                         self.rollout, self.cutoff, self._evaluator, allowed, self.prune)
         return self._search
 
 

@@ -160,6 +160,42 @@ def test_analyze_rows_are_consistent_with_act():
     assert sum(r["visits"] for r in MCTSBot(seconds=5.0).analyze(state, iterations=500)) == 500
 
 
+def floor_drafts_a_line_takes_whole(state):
+    """The floor drafts whose tiles one legal pattern line of the same source and colour takes
+    all of (line k holds k tiles), worked out from the position's JSON."""
+    pos = state.to_json()
+    lines = pos["boards"][state.to_move]["lines"]
+    moves = [m for m in state.legal_moves() if not m.is_tiling]
+    taken = {}
+    for m in moves:
+        source = pos["center"] if m.from_center else pos["factories"][m.factory - 1]
+        taken[str(m)] = source.count(m.colour)
+    return {str(m) for m in moves if m.line is None and any(
+        o.line is not None and (o.factory, o.from_center, o.colour) == (m.factory, m.from_center, m.colour)
+        and o.line - len(lines[o.line - 1]) >= taken[str(m)] for o in moves)}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_prune_floor_leaves_out_exactly_the_floor_drafts_a_line_takes_whole(players):
+    pruned_some = 0
+    for state in random_positions(players, "colored", seed=40 + players, every=3):
+        legal = {str(m) for m in state.legal_moves()}
+        dropped = floor_drafts_a_line_takes_whole(state)
+        rows = MCTSBot(seed=1, iterations=300, prune="floor").analyze(state)
+        assert {r["move"] for r in rows} == legal - dropped
+        assert {r["move"] for r in MCTSBot(seed=1, iterations=300).analyze(state)} == legal
+        pruned_some += bool(dropped)
+    assert pruned_some >= 3
+
+
+def test_prune_keeps_the_moves_a_caller_allows():
+    state = new_game(2, seed=3)
+    floor = [m for m in state.legal_moves() if m.line is None]
+    assert floor and floor_drafts_a_line_takes_whole(state) >= {str(m) for m in floor}
+    bot = MCTSBot(seed=1, iterations=200, prune="floor")
+    assert bot.choose_among(state, floor[:3]) in floor[:3]
+
+
 def test_analyze_refuses_a_position_without_a_move():
     with pytest.raises(ValueError, match="phase refill"):
         MCTSBot().analyze(new_game(2))
@@ -174,6 +210,7 @@ def test_analyze_refuses_a_position_without_a_move():
     ({"seconds": 0}, "seconds"), ({"seconds": -1.0}, "seconds"),
     ({"exploration": -0.1}, "exploration"), ({"value_scale": 0}, "value_scale"),
     ({"evaluator": "leader"}, "evaluator"), ({"evaluator": 1}, "evaluator"), ({"model": 3}, "model"),
+    ({"prune": "all"}, "prune"),
 ])
 def test_bad_parameters_name_the_parameter(params, name):
     # make_bot checks; building MCTSBot directly is the unchecked path, for checked values.
