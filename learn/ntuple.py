@@ -123,6 +123,20 @@ def fit(indices: np.ndarray, y: np.ndarray, *, players: int, epochs: int = 12, b
     return model, history
 
 
+def average(models: list[NTupleModel], meta: dict | None = None) -> NTupleModel:
+    """The mean of the tables of ``models`` (one player count): Polyak averaging of a training
+    trajectory's points, whose noise from single steps on rare entries the mean smooths out
+    (docs/train.md, "Averaged tables")."""
+    if not models:
+        raise ValueError("average: no models to average")
+    players = {m.players for m in models}
+    if len(players) != 1:
+        raise ValueError(f"average: models of {', '.join(map(str, sorted(players)))} players; "
+                         "the tables averaged must value one player count")
+    weights = np.mean([np.asarray(m.weights, np.float64) for m in models], axis=0).astype(np.float32)
+    return NTupleModel(weights, players.pop(), dict(meta or {}))
+
+
 # ---------------------------------------------------------------- temporal differences
 
 def td_targets(values: np.ndarray, result: float, lam: float) -> np.ndarray:

@@ -10,7 +10,7 @@ from bots.ntuple import SIZE, feature_matrix
 from bots.value_file import model_bytes
 from engine.rl import observation
 from learn.data import read_positions, write_shards
-from learn.ntuple import NTupleModel, fit, fit_td, read_chains, td_targets, td_update
+from learn.ntuple import NTupleModel, average, fit, fit_td, read_chains, td_targets, td_update
 from test_league_support import league
 from test_ntuple import POSITIONS
 from tournament.config import parse_config
@@ -97,3 +97,16 @@ def test_chains_are_each_seats_round_ends_in_order_with_its_outcome(tmp_path):
     model, history = fit_td(chains, players=2, lam=0.5, epochs=3, lr=0.05, seed=1)
     assert history.train[-1] < history.train[0]
     assert fit_td(chains, players=2, lam=0.5, epochs=3, lr=0.05, seed=1)[0].to_bytes() == model.to_bytes()
+
+
+def test_average_is_the_mean_of_the_tables_and_refuses_mixed_player_counts():
+    rng = np.random.default_rng(3)
+    a, b, c = (NTupleModel(rng.normal(size=SIZE).astype(np.float32), 2) for _ in range(3))
+    mean = average([a, b, c], {"made": "test"})
+    assert mean.players == 2 and mean.meta == {"made": "test"}
+    assert np.allclose(mean.weights, (a.weights.astype(np.float64) + b.weights + c.weights) / 3, atol=1e-6)
+    assert np.array_equal(average([a]).weights, a.weights)
+    with pytest.raises(ValueError, match="^average: models of 2, 3 players"):
+        average([a, NTupleModel(b.weights, 3)])
+    with pytest.raises(ValueError, match="^average: no models"):
+        average([])
