@@ -178,10 +178,11 @@ class MCTSBot(Bot):
 # ``mcts-4p:exploration=0.04046`` before 2026-12-04); checked by SPRT
 # at 2 players and by Plackett-Luce leagues at 3 and 4 (docs/train.md). Before them, mcts-2p was
 # the heuristic value with exploration 0.1458 and value_scale 2.598 (configs/tunes/mcts-2p.yaml):
-# written out in full, ``mcts:exploration=0.1458,value_scale=2.598``. MCTS's own defaults do not
-# change.
+# written out in full, ``mcts:exploration=0.1458,value_scale=2.598``. mcts-2p also prunes the floor
+# drafts a line could take whole (prune=floor: +51 at 0.05 s a move against it without, docs/train.md).
+# MCTS's own defaults do not change.
 PRESETS: dict[str, dict[str, float | str]] = {
-    "mcts-2p": {"evaluator": "value", "exploration": 0.1638},
+    "mcts-2p": {"evaluator": "value", "exploration": 0.1638, "prune": "floor"},
     "mcts-3p": {"evaluator": "value", "exploration": 0.07767},
     "mcts-4p": {"evaluator": "value", "exploration": 0.08777},
 }
