@@ -15,7 +15,10 @@ model or a file) is generation 0's model. Generation g >= 1:
 2. data: its positions (learn.data) in ``gen-NNN/data``;
 3. training: a model on the positions of the last ``window`` generations (generation 0's
    records count as one), from the current model's weights (``train.base: last``: the last
-   generation's model, accepted or not), with a held-out tenth of the games;
+   generation's model, accepted or not), with a held-out tenth of the games; with
+   ``train.average: N`` above 1 the tables trained are kept as ``gen-NNN/trained.azv`` and the
+   candidate is the mean of those of the last N generations (a ``base: last`` run goes on from
+   the trained ones);
 4. gate (kinds/train_gate.py): at 2 players an SPRT (kinds/sprt.py) of the new model's bot against
    the current one at the same iterations per move, at 3 and 4 players a league of the two and a
    field on shared deals with every seating, rated by Plackett-Luce; H1 accepts the new model,
@@ -44,7 +47,7 @@ from bots.spec import format_bot_spec, parse_bot_spec
 from learn.data import write_shards
 from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
-                           RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE)
+                           RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE, TRAINED_FILE)
 from records.store import RunStore, as_store
 from records.urls import is_url
 from tournament.config import ConfigError, parse_config, read_stored_yaml
@@ -226,9 +229,16 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
     window = [_at(store, r["data"], model=False) for r in lineage if r.get("data")][-(c.window - 1):] \
         if c.window > 1 else []
     # from the current model's weights, or (train.base last) the last generation's, accepted or not
-    trained_from = parent if c.base == "current" else lineage[-1]["model"]
+    # (with train.average, the tables its training made, not their mean)
+    trained_from = parent if c.base == "current" else lineage[-1].get("trained", lineage[-1]["model"])
     start = current if trained_from == parent else _at(store, trained_from)  # found once above
-    metrics = _fit(c, [*window, data], start, gen, CANDIDATE_FILE, g, trained_from)
+    averaged = []
+    if c.average > 1:  # the candidate: the mean of this training's tables and those of the generations before
+        metrics = _fit(c, [*window, data], start, gen, TRAINED_FILE, g, trained_from)
+        averaged = [r["trained"] for r in lineage if r.get("trained")][-(c.average - 1):] + [f"{name}/{TRAINED_FILE}"]
+        _average(store, averaged, gen)
+    else:
+        metrics = _fit(c, [*window, data], start, gen, CANDIDATE_FILE, g, trained_from)
     candidate = _local(gen, CANDIDATE_FILE)
     # 4. the gate
     r = gate(c, gen, g, spec(candidate, c.iterations), bot)
@@ -237,8 +247,20 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
         f"{describe(r)}: {'accepted' if accepted else 'not accepted'}")
     return {"generation": g, "model": f"{name}/{CANDIDATE_FILE}", "accepted": accepted, "data": f"{name}/data",
             "parent": parent, "trained_from": trained_from, "selfplay_games": summary.recorded,
+            **({"trained": averaged[-1], "averaged": averaged} if averaged else {}),
             "selfplay_games_per_s": games_per_s,
             "gate": r, **metrics}
+
+
+def _average(store, trained: list[str], gen) -> None:
+    """The generation's candidate (in the store ``gen``): the mean of the tables of ``trained``
+    (the run's files, this generation's last), once; its header keeps the last one's and names them."""
+    if gen.exists(CANDIDATE_FILE):
+        return
+    from learn.ntuple import NTupleModel, average
+
+    models = [NTupleModel.load(_at(store, ref)) for ref in trained]
+    gen.write_bytes(CANDIDATE_FILE, average(models, {**models[-1].meta, "averaged": trained}).to_bytes())
 
 
 def _entry(s: str) -> dict:

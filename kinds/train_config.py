@@ -48,6 +48,7 @@ class TrainConfig:
     batch: int = 256
     lr: float = 1e-3
     base: str = "current"          # BASES: from the current (last accepted) model, or the last generation's
+    average: int = 1               # a candidate: the mean of the tables trained in its last `average` generations
     elo0: float = 0.0
     elo1: float = 40.0
     max_pairs: int = 200           # the SPRT's pair limit (2 players)
@@ -106,7 +107,8 @@ def check(c: TrainConfig, where: str = "train") -> None:
 
 def _check(c: TrainConfig) -> None:
     ints = {"players": (2, 4), "generations": (0, 1000), "iterations": (1, 10_000_000), "deals": (1, 10**6),
-            "window": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6), "max_pairs": (1, 10**6),
+            "window": (1, 1000), "average": (1, 1000), "epochs": (1, 10_000), "batch": (1, 10**6),
+            "max_pairs": (1, 10**6),
             "seed": (0, (MAX_SEED - 1000) // 1000)}  # each generation's leagues play seed * 1000 + g
     for name, (lo, hi) in ints.items():
         check_int(getattr(c, name), name, lo, hi)  # the league's check
@@ -128,6 +130,9 @@ def _check(c: TrainConfig) -> None:
     check_choice(c.target, "target", TARGETS)
     check_choice(c.value, "value", tuple(VALUES))
     check_choice(c.base, "train.base", BASES)
+    if c.average > 1 and c.value != "ntuple":
+        raise ConfigError(f"train.average: the mean of generations' tables is of train.value ntuple; "
+                          f"train.value {c.value} takes 1, not {c.average}")
     if isinstance(c.lam, bool) or not isinstance(c.lam, (int, float)) or not 0 <= c.lam <= 1:
         raise ConfigError(f"lam: must be TD's lambda, from 0 to 1, not {shown(c.lam)}")
     if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:

@@ -138,6 +138,9 @@ def test_start_records_without_games_of_the_runs_player_count_are_refused(tmp_pa
     ("start: {model: no-such-model}", "model 'no-such-model' is neither a shipped model"),
     ("train: {hidden: [true]}", "hidden: must be a list of layer widths"),
     ("train: {base: best}", "train.base: must be one of current, last, not 'best'"),
+    ("train: {average: 0}", "average: must be from 1 to 1000, not 0"),
+    ("start: {model: value-2p-mlp}\ntrain: {value: mlp, average: 2}",
+     "train.average: the mean of generations' tables is of train.value ntuple; train.value mlp takes 1, not 2"),
     # at 3 and 4 players, the league gate's and self-play's own fields
     ("players: 3\ngate: {max_deals: 1}", "gate.max_deals: must be"),
     ("players: 3\ngate: {max_deals: many}", "gate.max_deals: must be a whole number, not 'many'"),
@@ -324,6 +327,39 @@ def test_train_base_last_goes_on_from_the_last_generation_not_accepted(tmp_path)
         assert two.meta["parent"] == lineage[2]["trained_from"]
         starts[base] = lineage[2]["trained_from"]
     assert starts == {"current": "gen-000/model.azv", "last": "gen-001/candidate.azv"}
+
+
+def test_train_average_offers_the_mean_of_the_last_generations_tables(tmp_path):
+    """train.average: 2 with base last: each generation keeps the tables its TD made
+    (trained.azv) and offers its gate their mean with the generation before's; the trajectory
+    goes on from the trained tables, not from the mean; killed after generation 1 and resumed,
+    it ends with a never-killed run's tables."""
+    import numpy as np
+    from learn.ntuple import NTupleModel
+
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=3, seed=4))
+    assert run_league(config, progress=False).complete
+    path = ntuple_config(tmp_path, tmp_path / "r", "avg")
+    path.write_text(path.read_text().replace("lr: 0.002}", "lr: 0.002, base: last, average: 2}") + "mlflow: false\n")
+    result = CliRunner().invoke(app, ["train", str(path)])
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "avg" / "nt"
+    lineage = json.loads((run / "lineage.json").read_text())
+    assert [r.get("averaged") for r in lineage] == [
+        None, ["gen-001/trained.azv"], ["gen-001/trained.azv", "gen-002/trained.azv"]]
+    assert lineage[2]["trained_from"] == "gen-001/trained.azv"
+    load = lambda g, f: NTupleModel.load(run / f"gen-{g:03d}" / f)  # noqa: E731
+    assert np.array_equal(load(1, "candidate.azv").weights, load(1, "trained.azv").weights)
+    mean = (load(1, "trained.azv").weights.astype(np.float64) + load(2, "trained.azv").weights) / 2
+    two = load(2, "candidate.azv")
+    assert np.allclose(two.weights, mean, atol=1e-7) and not np.array_equal(two.weights, load(2, "trained.azv").weights)
+    assert two.meta["averaged"] == lineage[2]["averaged"] and two.meta["parent"] == "gen-001/trained.azv"
+    # resumed after a kill that left generation 2 half done (its candidate not yet written)
+    (run / "gen-002" / "candidate.azv").unlink()
+    (run / "lineage.json").write_text(json.dumps(lineage[:2]))
+    result = CliRunner().invoke(app, ["train", str(path), "--resume"])
+    assert result.exit_code == 0, result.output
+    assert np.array_equal(load(2, "candidate.azv").weights, two.weights)
 
 
 def test_a_start_model_of_the_other_kind_is_one_line(tmp_path):
