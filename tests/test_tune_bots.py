@@ -78,10 +78,10 @@ def test_the_mcts_preset_is_mcts_with_tuned_constants():
     from bots.spec import bot_from_spec
     from engine import new_game
 
-    assert bot_parameters("mcts")["exploration"].default != PRESETS["mcts-2p"]["exploration"]
+    assert bot_parameters("mcts")["prune"].default != PRESETS["mcts-2p"]["prune"]
     bot = bot_from_spec("mcts-2p:iterations=60", seed=3)
     assert isinstance(bot, MCTSBot) and bot.name == "mcts-2p(iterations=60)"
-    assert (bot.evaluator, bot.exploration, bot.value_scale) == ("value", 0.1638, 8.0)
+    assert (bot.evaluator, bot.exploration, bot.prune, bot.value_scale) == ("value", 0.7, "floor", 8.0)
     assert bot_from_spec("mcts-2p:iterations=60,exploration=0.5", seed=3).name == \
         "mcts-2p(iterations=60, exploration=0.5)"
     assert pickle.loads(pickle.dumps(bot)).name == bot.name  # travels to Ray workers by its class
