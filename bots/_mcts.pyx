@@ -47,7 +47,9 @@ cdef struct Node:
 
 
 # select's per-child arithmetic read from tables (a third of a search's time went to its
-# division and square root per child): INV[n] = 1/n, ISQRT[n] = 1/sqrt(n); [0] unused.
+# division and square root per child): INV[n] = 1/n, ISQRT[n] = 1/sqrt(n); [0] unused. They
+# only rule children out; the child chosen is the one the exact scores choose, so a search is
+# the same, move for move, as with the division and square root for every child.
 cdef double INV[TABLE]
 cdef double ISQRT[TABLE]
 INV[0] = ISQRT[0] = 0
@@ -306,7 +308,8 @@ cdef class Search:
         cdef Node* ch
         cdef int32_t first = nd.first_child, best = first
         cdef int i
-        cdef double bonus = self.exploration * sqrt(log(<double>nd.visits if nd.visits else 1.0))
+        cdef double logn = log(<double>nd.visits if nd.visits else 1.0)
+        cdef double bonus = self.exploration * sqrt(logn)
         cdef double score, best_score = -1e300
         cdef uint32_t v
         for i in range(nd.n_children):
@@ -314,10 +317,11 @@ cdef class Search:
             v = ch.visits
             if v == 0:
                 return first + i
-            if v < TABLE:
-                score = ch.value * INV[v] + bonus * ISQRT[v]
-            else:
-                score = ch.value / v + bonus / sqrt(<double>v)
+            # a child whose score from the tables (within 1e-13 of the exact one) is short of the
+            # best by more than that cannot be chosen: skip its division and square root
+            if v < TABLE and ch.value * INV[v] + bonus * ISQRT[v] < best_score - 1e-9:
+                continue
+            score = ch.value / v + self.exploration * sqrt(logn / v)
             if score > best_score:
                 best_score = score
                 best = first + i
