@@ -332,8 +332,8 @@ def test_train_base_last_goes_on_from_the_last_generation_not_accepted(tmp_path)
 def test_train_average_offers_the_mean_of_the_last_generations_tables(tmp_path):
     """train.average: 2 with base last: each generation keeps the tables its TD made
     (trained.azv) and offers its gate their mean with the generation before's; the trajectory
-    goes on from the trained tables, not from the mean; killed after generation 1 and resumed,
-    it ends with a never-killed run's tables."""
+    goes on from the trained tables, not from the mean; stopped in generation 2 after its
+    training and before the mean was written, and resumed, it ends with the same candidate."""
     import numpy as np
     from learn.ntuple import NTupleModel
 
