@@ -73,6 +73,10 @@ def series(
     made = [HumanPlayer(_stdin_line, out, teach=teach, seed=seed) if spec is None
             else spec_bot("--bot", next(texts), derive_seed(seed, "bot", s) % 2**31)
             for s, spec in enumerate(plan)]
+    for text, s in zip(bots, [s for s, spec in enumerate(plan) if spec is not None]):
+        problem = made[s].table_error(players, variant.value) or _name_problem(made[s].name)
+        if problem:  # found now, as a league's config and the web table find it, not at game start
+            fail(f"--bot: bot spec {text!r}: {problem}")
     names = ["person" if spec is None else made[s].name for s, spec in enumerate(plan)]
     out.print(f"series: {players} players, {variant.value} wall, seed {seed}", soft_wrap=True)
     for s, name in enumerate(names):
@@ -96,6 +100,17 @@ def series(
                 close()
     for line in result_lines(result, names):
         out.print(line, soft_wrap=True)
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a bot's name breaks the one rule for names (tournament.config.check_name), or None."""
+    from tournament.config import ConfigError, check_name
+
+    try:
+        check_name(name, "its name")
+    except ConfigError as exc:
+        return str(exc)
+    return None
 
 
 class _Printer:

@@ -108,6 +108,7 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
 
     if resume and fresh:
         fail("--resume and --fresh: choose one")
+    _check_bot_names(study)
     console = Console(highlight=False, markup=False, stderr=format is not Format.table)  # progress: off a table's way
     try:
         with ProgressBar(console, enabled=not quiet, what="study") as bar:
@@ -124,6 +125,19 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
                    "the same command with --resume finishes it", err=True)
         raise typer.Exit(130)
     _print(summary.run_dir, format)
+
+
+def _check_bot_names(study) -> None:
+    """Each bot's name (the one its spec gives it: ``greedy+marker=take``) under the one rule for
+    names (tournament.config.check_name), as a league's config checks its bots'; or fail."""
+    from kinds.study import bot_specs, league_config
+    from tournament.config import ConfigError, check_name
+
+    try:
+        for spec, entry in zip(bot_specs(study), league_config(study).bots):
+            check_name(entry.name, f"bot spec {spec!r}: its name")
+    except ConfigError as exc:
+        fail(str(exc))
 
 
 def _print(run_dir: Path, format: Format) -> None:

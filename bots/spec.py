@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .registry import SEED_APART, make_bot
+from .registry import BOTS, SEED_APART, bot_parameters, make_bot
 
 
 def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -35,7 +35,9 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
     params: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in _items(spec, rest))):
         key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
+        if eq and key.strip() and not value.strip():
+            raise ValueError(f"bot spec {spec!r}: the value of {key.strip()} is empty{_expected(kind, key.strip())}")
+        if not eq or not key.strip():
             raise ValueError(f"bot spec {spec!r}: {item!r} is not key=value")
         if len(value.strip()) >= 2 and value.strip()[0] == value.strip()[-1] == '"':  # quoted: text as it is
             params[key.strip()] = value.strip()[1:-1]
@@ -46,6 +48,13 @@ def parse_bot_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"bot spec {spec!r}: {SEED_APART}")
         params[key.strip()] = _value(value.strip())
     return kind, params
+
+
+def _expected(kind: str, key: str) -> str:
+    """What a registered type's parameter ``key`` takes (`` (prune must be one of 'none', 'floor')``),
+    for the error of an empty value; nothing for other types and keys."""
+    parameter = bot_parameters(kind).get(key) if kind in BOTS else None
+    return "" if parameter is None else f" ({key} must be {parameter.expects()})"
 
 
 def _items(spec: str, rest: str) -> list[str]:

@@ -4,11 +4,13 @@ returns it checked, or raises ``_FieldError`` naming that field and the rule it 
 tournament/config.py builds a league config with them (``parse_config`` turns a ``_FieldError``
 into a ``ConfigError`` naming the file) and lends them, as ``check_int``, ``check_choice``,
 ``check_out`` and ``check_name``, to the settings of the other kinds of run (studies, SPRTs,
-tunes, training).
+tunes, training). ``name_error`` is the one rule for names (``NAME_RULE``: printable characters,
+at most ``MAX_NAME``, no '/', no leading '.'), for runs and bots alike.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from engine.errors import field_name, shown
@@ -67,9 +69,51 @@ def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     return value
 
 
+# The one rule for names: a run's (its folder under out) and a bot's (in the records, the
+# standings, CSV and the web view), in league configs, --bot specs, SPRTs, studies, tunes and the
+# web table. 128, not the web table's 40: the name a bot goes by when given none spells its spec
+# (a study's ``mcts(seconds=0.01, exploration=0.1458, value_scale=2.598)+opening=factory+taken:2,when=round``
+# is 92 characters; an SPRT's A/A test adds `` (seed N)``), and a run's stored config keeps it.
+MAX_NAME = 128
+NAME_RULE = (f"a name is 1 to {MAX_NAME} printable characters, none a tab, newline, NUL or other control or "
+             "format character such as a right-to-left mark; without '/' and not starting with '.'")
+
+
+_CONTROLS = {"\t": "a tab", "\n": "a newline", "\r": "a carriage return", "\x00": "a NUL",
+             "\x1b": "an escape"}
+_CATEGORIES = {"Cc": "a control character", "Cf": "a format character", "Cs": "a surrogate",
+               "Co": "a private-use character", "Cn": "an unassigned code point", "Zl": "a line separator",
+               "Zp": "a paragraph separator", "Zs": "a space other than ' '"}
+
+
+def name_error(value: Any) -> str | None:
+    """What breaks the rule for names (``NAME_RULE``) in ``value``, or None for a good name."""
+    if not isinstance(value, str):
+        return "it is not text"
+    if not value.strip():
+        return "it is empty" if not value else "it is only spaces"
+    if len(value) > MAX_NAME:
+        return f"it is {len(value)} characters long"
+    if value.startswith("."):
+        return "it starts with '.'"
+    if "/" in value:
+        return "it holds a '/'"
+    bad = next((c for c in value if not c.isprintable()), None)  # Cc, Cf, Cs, Co, Cn, Zl, Zp, Zs but ' '
+    if bad is not None:
+        code, at = f"U+{ord(bad):04X}", value.index(bad)
+        if bad in _CONTROLS:
+            return f"it holds {_CONTROLS[bad]} ({code}) at {at}"
+        name = unicodedata.name(bad, "")
+        kind = _CATEGORIES.get(unicodedata.category(bad), "a character that is not printable")
+        return f"it holds {code} {name} ({kind}) at {at}" if name else f"it holds {code} ({kind}) at {at}"
+    return None
+
+
 def _name(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value.strip() or "/" in value or value.startswith("."):
-        raise _FieldError(where, f"must be a non-empty name without '/', not {shown(value)}")
+    why = name_error(value)
+    if why:
+        raise _FieldError(where, f"must be a non-empty name without '/', not {shown(value, 60)}: {why} "
+                                 f"({NAME_RULE})")
     return value
 
 
