@@ -195,6 +195,9 @@ def write_text(path: Path, text: str) -> None:
 OutOpt = Annotated[Optional[Path], typer.Option(
     "--out", metavar="DIR", help="Folder (or s3://BUCKET/PREFIX) for the run (records go to DIR/<name>/); "
     "default: the config's out.")]
+RunNameOpt = Annotated[Optional[str], typer.Option(
+    "--name", help="The run folder's name under --out (default: the file's name: field); the command a "
+    "stopped run prints names its folder so.")]
 AddressOpt = Annotated[Optional[str], typer.Option(
     "--address", metavar="ADDR", help="Join this Ray cluster (host:port, or 'auto'); default: RAY_ADDRESS, "
     "else start a local Ray.")]

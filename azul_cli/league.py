@@ -14,8 +14,8 @@ from rich.table import Table
 
 from records.names import CONFIG_FILE, REPORT_HTML, RUN_FILE
 
-from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, ResumeOpt, WorkersOpt, fail,
-                     fail_if_forfeited, os_error_message, print_referee, print_table, referee_text)
+from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, ResumeOpt, RunNameOpt, WorkersOpt,
+                     fail, fail_if_forfeited, os_error_message, print_referee, print_table, referee_text)
 from .progress import ProgressBar, rate_text
 
 if TYPE_CHECKING:  # the league's modules (pyarrow, yaml, bots) load when a command runs
@@ -47,7 +47,8 @@ RunDirArg = Annotated[Path, typer.Argument(
 
 
 @app.command()
-def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, workers: WorkersOpt = None,
+def run(config: ConfigArg, out: OutOpt = None, name: RunNameOpt = None, address: AddressOpt = None,
+        workers: WorkersOpt = None,
         resume: ResumeOpt = False, fresh: FreshOpt = False, no_mlflow: NoMlflowOpt = False,
         quiet: QuietOpt = False, no_report: NoReportOpt = False,
         python_referee: PythonRefereeOpt = False, write: WriteOpt = None) -> None:
@@ -61,7 +62,7 @@ def run(config: ConfigArg, out: OutOpt = None, address: AddressOpt = None, worke
     console = Console(highlight=False, markup=False)
     try:
         league = load_config(config).with_overrides(
-            out=str(out) if out is not None else None, address=address, workers=workers,
+            out=str(out) if out is not None else None, name=name, address=address, workers=workers,
             mlflow=False if no_mlflow else None, python_referee=True if python_referee else None,
             write=write)
         deals = (f"{league.pairs_per_match} deals a match" if league.format == "knockout"
@@ -147,6 +148,8 @@ def status(run_dir: RunDirArg) -> None:
     console.print(status_line(kind, st), soft_wrap=True)
     if "failures" in st.detail:
         console.print(f"failures: {_failures(st.detail['failures'])}", soft_wrap=True)
+    for line in model_lines(st.models):
+        console.print(line, soft_wrap=True)
     if "lineage" in st.detail:  # a training run
         lineage, planned = st.detail["lineage"], (st.detail["generations"] or 0) + 1
         accepted = [r for r in lineage if r.get("accepted")]
@@ -159,6 +162,12 @@ def status(run_dir: RunDirArg) -> None:
 
         print_table(_standings_table([BotStanding(**row) for row in st.detail["standings"]]), console)
     _print_event(console, run_dir)
+
+
+def model_lines(models: dict[str, list[dict[str, str]]]) -> list[str]:
+    """``models: BOT reads MODEL (sha256 ...)``, a line a bot, of the models a run pinned."""
+    return [f"models: {bot} reads {pin.get('model')} (sha256 {pin.get('sha256')})"
+            for bot, pins in models.items() for pin in pins if isinstance(pin, dict)]
 
 
 def status_line(kind, st) -> str:

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .common import AddressOpt, WorkersOpt, fail, os_error_message, print_json
+from .common import AddressOpt, RunNameOpt, WorkersOpt, fail, os_error_message, print_json
 
 
 def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train config (YAML), e.g. "
@@ -16,6 +16,7 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
               "--out", metavar="DIR", help="Folder for the run (DIR/<name>/), or s3://BUCKET/PREFIX; default: "
               "the config's out.",
               show_default=False)] = None,
+          name: RunNameOpt = None,
           resume: Annotated[bool, typer.Option(
               "--resume", help="Go on with a stopped training run, in the generation it was in.")] = False,
           fresh: Annotated[bool, typer.Option(
@@ -30,7 +31,8 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
     from tournament.runner import store_of
 
     try:
-        c = load_train_config(config, out=None if out is None else str(out), address=address, workers=workers,
+        c = load_train_config(config, out=None if out is None else str(out), name=name, address=address,
+                              workers=workers,
                               mlflow=False if no_mlflow else None)
         lineage = run_train(c, resume=resume, fresh=fresh, log=lambda line: typer.echo(line))
     except (TrainError, LeagueError, ValueError) as exc:

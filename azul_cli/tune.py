@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, WorkersOpt, fail, os_error_message,
+from .common import (AddressOpt, FreshOpt, NoMlflowOpt, OutOpt, QuietOpt, RunNameOpt, WorkersOpt, fail, os_error_message,
                      print_json, print_referee, referee_text)
 from .progress import StatusLine
 
@@ -25,7 +25,7 @@ class TuneFormat(str, Enum):
 
 def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; examples/tune.yaml).", metavar="FILE",
                                               show_default=False)],
-         out: OutOpt = None, resume: Annotated[bool, typer.Option(
+         out: OutOpt = None, name: RunNameOpt = None, resume: Annotated[bool, typer.Option(
              "--resume", help="Go on with a stopped tune: theta is rebuilt from its records.")] = False,
          fresh: FreshOpt = False, address: AddressOpt = None, workers: WorkersOpt = None,
          no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False,
@@ -40,7 +40,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
     if resume and fresh:
         fail("--resume and --fresh: choose one")
     try:
-        config = load_tune_file(file, out=None if out is None else str(out), workers=workers)
+        config = load_tune_file(file, out=None if out is None else str(out), name=name, workers=workers)
         league = league_of(config, address, not no_mlflow)
     except ConfigError as exc:
         fail(str(exc))

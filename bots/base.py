@@ -63,6 +63,18 @@ class Bot:
         value is for one player count."""
         return None
 
+    @classmethod
+    def parameters_error(cls, params: dict) -> str | None:
+        """Why these parameters (every one, the type's defaults filled in) do not go together, or
+        None: ``check_params`` asks it after each parameter's own check, so that no parameter is
+        accepted that does nothing (``mcts:model=...`` without ``evaluator=value``)."""
+        return None
+
+    def models(self, players: int) -> tuple[str, ...]:
+        """The models (shipped names or paths, as ``bots.value_file.model_bytes`` reads them) this
+        bot reads at a table of ``players``: what a run pins by content (``run.json``)."""
+        return ()
+
     def reseed(self, seed: int) -> None:
         """Play the next game as if built with ``seed``: a league builds each bot once per worker
         and reuses it across games (tournament/fastloop.py, tournament/game.py), with ``reseed``

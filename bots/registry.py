@@ -174,6 +174,9 @@ def check_params(type_name: str, params: dict[str, Any]) -> dict[str, Any]:
     for p in known.values():
         if p.default is REQUIRED and p.name not in checked:
             raise ValueError(f"{type_name}: parameter {p.name} is required: {p.help}")
+    error = bot_class(type_name).parameters_error({**{p.name: p.default for p in known.values()}, **checked})
+    if error:
+        raise ValueError(f"{type_name}: {error}")
     return checked
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -35,6 +36,9 @@ MAGIC = b"AZULVAL1"
 FORMAT = "azul-value/1"
 SUFFIX = ".azv"
 MODELS = Path(__file__).parent / "models"   # the shipped models, NAME.azv
+# A testing hook: when set, the folder read as the shipped models instead of MODELS (a test
+# "ships" other bytes under a shipped name, as a new install would, without touching the package).
+MODELS_ENV = "AZUL_MODELS_DIR"
 MAX_WIDTH = 256  # the widest layer the compiled evaluator takes
 MAX_BYTES = 16 * 2**20  # a file larger than this is refused before it is read (the largest model: ~1 MB)
 # Names a shipped model had before: the n-tuple tables first shipped as ntuple-2p; since they are the
@@ -42,9 +46,14 @@ MAX_BYTES = 16 * 2**20  # a file larger than this is refused before it is read (
 ALIASES = {"ntuple-2p": "value-2p"}
 
 
+def models_folder() -> Path:
+    """The folder of the shipped models: ``MODELS``, or the testing hook ``$AZUL_MODELS_DIR``."""
+    return Path(os.environ.get(MODELS_ENV) or MODELS)
+
+
 def shipped_models() -> list[str]:
     """The names of the models shipped with the package."""
-    return sorted(p.stem for p in MODELS.glob("*" + SUFFIX))
+    return sorted(p.stem for p in models_folder().glob("*" + SUFFIX))
 
 
 def default_model(players: int) -> str:
@@ -78,24 +87,45 @@ def model_bytes(name_or_path: str) -> bytes:
         raise ValueError(f"mcts: model {name_or_path!r}: cannot read it ({exc.strerror or exc})") from None
 
 
-def _model_bytes(name_or_path: str) -> bytes:
-    if name_or_path in _PROVIDED:
+def _model_bytes(name_or_path: str, provided: bool = True) -> bytes:
+    """``provided`` False: read from the file whatever this process was handed or read before."""
+    if provided and name_or_path in _PROVIDED:
         return _BY_HASH[_PROVIDED[name_or_path]]
-    name_or_path = ALIASES.get(name_or_path, name_or_path)
-    path = MODELS / (name_or_path + SUFFIX)
-    if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not path.is_file():
-        path = Path(name_or_path)
+    path = model_path(name_or_path)
     if not path.is_file():
         raise ValueError(f"mcts: model {name_or_path!r} is neither a shipped model "
                          f"({', '.join(shipped_models()) or 'none'}) nor a file")
     stat = path.stat()
     key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    if key not in _READ:
+    if key not in _READ or not provided:
         data = _read_checked(path, stat.st_size)
         digest = hashlib.sha256(data).hexdigest()
         _BY_HASH.setdefault(digest, data)
         _READ[key] = digest
     return _BY_HASH[_READ[key]]
+
+
+def model_path(name_or_path: str) -> Path:
+    """The file a model's name (shipped, or an alias of one) or path reads."""
+    name_or_path = ALIASES.get(name_or_path, name_or_path)
+    path = models_folder() / (name_or_path + SUFFIX)
+    if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not path.is_file():
+        return Path(name_or_path)
+    return path
+
+
+def is_shipped(name_or_path: str) -> bool:
+    """Whether ``name_or_path`` names a shipped model (or an alias of one), not a file."""
+    return model_path(name_or_path) != Path(name_or_path)
+
+
+def resolved_model(name_or_path: str, base: str | Path | None = None) -> str:
+    """``name_or_path`` as a run keeps it: a shipped model's name as it is, a relative path made
+    absolute against ``base`` (a config file's folder; None: the current folder), so that a resume
+    from the stored settings, in any folder, reads the same file."""
+    if is_shipped(name_or_path) or os.path.isabs(name_or_path):
+        return name_or_path
+    return os.path.abspath(os.path.join(base or os.curdir, name_or_path))
 
 
 def _read_checked(path: Path, size: int) -> bytes:
@@ -112,8 +142,15 @@ def _read_checked(path: Path, size: int) -> bytes:
 
 def resolve_models(names) -> dict[str, bytes]:
     """The bytes of each model ``names`` gives (as bots' specs name them), read here once: what a
-    league's driver hands its workers (``provide_models``)."""
-    return {name: model_bytes(name) for name in sorted(set(names))}
+    league's driver hands its workers (``provide_models``). Each is read from its file, never taken
+    from what an earlier league in this process was handed: a file changed since is read anew."""
+    out = {}
+    for name in sorted(set(names)):
+        try:
+            out[name] = _model_bytes(name, provided=False)
+        except OSError as exc:
+            raise ValueError(f"mcts: model {name!r}: cannot read it ({exc.strerror or exc})") from None
+    return out
 
 
 def provide_models(models: dict[str, bytes]) -> None:

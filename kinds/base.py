@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from records.folder import lock_holder, run_kind
+from records.folder import lock_holder, run_kind, saved_models
 from records.names import CONFIG_FILE, REPORT_FILES, RUN_FILE
 from records.store import as_store, open_store
 from records.urls import S3Url, is_url
@@ -40,6 +40,8 @@ class RunStatus:
     driver: str | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     decides: bool = False  # the kind plays until a test decides (``RunKind.decides``)
+    # each bot's models and their sha256 as the run started with them (run.json's ``models``)
+    models: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
 
 class RunKind:
@@ -102,7 +104,7 @@ class RunKind:
         finish = None if finished else finish_command(run_dir if store is None else str(store))
         name = run_dir.name if store is None else str(store).rsplit("/", 1)[-1]
         return RunStatus(self.name, name, recorded, planned, state, finish, driver, self.detail(run_dir),
-                         self.decides)
+                         self.decides, saved_models(run_dir))
 
     # what the league driver asks (tournament.runner.FolderKind)
     def refuse(self, run_dir: Path, other: str) -> str:
@@ -193,6 +195,13 @@ def out_and_name(run_dir: str | Path) -> tuple[str, str]:
         out, _, name = str(open_store(run_dir)).rpartition("/")
         return out, name
     return str(Path(run_dir).parent), Path(run_dir).name
+
+
+def out_name_args(run_dir: str | Path) -> list[str]:
+    """``[OUT, "--name", NAME]``: the arguments after ``--out`` that name the run's own folder, so that a
+    printed command finishes exactly that run, wherever its folder was copied or moved to."""
+    out, name = out_and_name(run_dir)
+    return [out, "--name", name]
 
 
 def with_options(fields: dict, **options) -> dict:

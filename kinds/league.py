@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from records.names import CONFIG_FILE
-from records.store import RunStore
+from records.store import RunStore, as_store
 from records.urls import is_url
 from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
 
-from .base import RunKind, command_line, out_and_name, register
+from .base import RunKind, command_line, out_name_args, register
 
 
 def saved_config(run_dir: Path) -> LeagueConfig | None:
@@ -67,9 +67,11 @@ class LeagueKind(RunKind):
 
     def finish_command(self, run_dir: Path) -> str:
         if is_url(str(run_dir)):  # its config.yaml is on the store: the user's own config file
-            return command_line(["azul", "league", "run", "CONFIG", "--out", out_and_name(run_dir)[0], "--resume"])
+            return (command_line(["azul", "league", "run", "CONFIG", "--out", *out_name_args(run_dir), "--resume"])
+                    + f" (CONFIG: the league config that started it, as {as_store(run_dir).where(CONFIG_FILE)} "
+                    "keeps it)")
         return command_line(["azul", "league", "run", RunStore(run_dir).where(CONFIG_FILE), "--out",
-                             str(run_dir.parent), "--resume"])
+                             *out_name_args(run_dir), "--resume"])
 
     def planned_games(self, run_dir: Path) -> int | None:
         config = saved_config(run_dir)

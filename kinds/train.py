@@ -44,6 +44,7 @@ import numpy as np
 import yaml
 
 from bots.spec import format_bot_spec, parse_bot_spec
+from bots.value_file import resolved_model
 from learn.data import write_shards
 from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
@@ -54,7 +55,7 @@ from tournament.config import ConfigError, parse_config, read_stored_yaml
 from tournament.runner import run_league, store_of
 from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
-from .base import RunKind, command_line, out_and_name, register
+from .base import RunKind, command_line, out_name_args, register
 from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
 from .train_fit import fit_generation as _fit
 from .train_gate import describe, gate
@@ -164,9 +165,12 @@ def _saved_settings(store: RunStore) -> dict:
 def _changed(before: dict, now: dict) -> list[str]:
     """The settings that differ from those the run started with (a setting added to TrainConfig
     since, which the run's train.yaml lacks, is its default)."""
-    free = {"generations", "out", "workers", "address", "mlflow", "max_pairs"}
+    free = {"generations", "out", "name", "workers", "address", "mlflow", "max_pairs"}  # name: a moved run's folder
     defaults = asdict(TrainConfig())
-    return sorted(k for k in now if k not in free and before.get(k, defaults.get(k)) != now[k])
+    before = {**defaults, **before}
+    if isinstance(before.get("start_model"), str):  # a run started before paths were kept absolute: its
+        before["start_model"] = resolved_model(before["start_model"])  # relative path read from here
+    return sorted(k for k in now if k not in free and before.get(k) != now[k])
 
 
 def _save(store: RunStore, lineage: list[dict]) -> None:
@@ -386,10 +390,10 @@ class TrainKind(RunKind):
 
     def finish_command(self, run_dir: Path) -> str:
         if is_url(str(run_dir)):  # its train.yaml is on the store: the train config that started it
-            return (command_line(["azul", "train", "TRAIN.yaml", "--out", out_and_name(run_dir)[0], "--resume"])
+            return (command_line(["azul", "train", "TRAIN.yaml", "--out", *out_name_args(run_dir), "--resume"])
                     + f" (TRAIN.yaml: the train config that started it, as {as_store(run_dir).where(TRAIN_FILE)} "
                     "keeps it)")
-        return command_line(["azul", "train", RunStore(run_dir).where(TRAIN_FILE), "--out", str(run_dir.parent),
+        return command_line(["azul", "train", RunStore(run_dir).where(TRAIN_FILE), "--out", *out_name_args(run_dir),
                              "--resume"])
 
     def nested_runs(self, run_dir) -> list[str]:

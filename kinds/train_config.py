@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bots.registry import bot_maker
+from bots.value_file import resolved_model
 from bots.spec import parse_bot_spec
 from engine.errors import shown
 from learn.data import TARGETS
@@ -86,6 +87,8 @@ def load_train_config(path: str | Path, **options) -> TrainConfig:
     flat = with_options(flat, **options)
     if "start_model" not in flat and flat.get("players") in (3, 4):  # the shipped model of that count
         flat["start_model"] = f"value-{flat['players']}p"
+    if isinstance(flat.get("start_model"), str) and flat["start_model"]:  # a path: from the file's folder
+        flat["start_model"] = resolved_model(flat["start_model"], Path(path).parent)
     known = set(TrainConfig.__dataclass_fields__)
     unknown = sorted(set(flat) - known, key=str)  # a key read as a number (0E0) sorts beside text
     if unknown:

@@ -43,7 +43,7 @@ from tournament.scheduler import GameSpec, deal_seed, derive_seed, game_id, seat
 from tournament.stages import Results, Stage
 from tournament.tracking import logged
 
-from .base import RunKind, command_line, out_and_name, register
+from .base import RunKind, command_line, out_name_args, register
 from .spsa import Spsa, rounded, steps, summary
 from .tune_config import SAVED, TuneConfig, parse_tune
 
@@ -287,9 +287,9 @@ class TuneKind(RunKind):
 
     def finish_command(self, run_dir: Path) -> str:  # tune.yaml: the tune as it started, named as the folder
         if is_url(str(run_dir)):  # its tune.yaml is on the store: the tune file that started it
-            return (command_line(["azul", "tune", "TUNE.yaml", "--out", out_and_name(run_dir)[0], "--resume"])
+            return (command_line(["azul", "tune", "TUNE.yaml", "--out", *out_name_args(run_dir), "--resume"])
                     + f" (TUNE.yaml: the tune file that started it, as {as_store(run_dir).where(TUNE_FILE)} keeps it)")
-        return command_line(["azul", "tune", RunStore(run_dir).where(TUNE_FILE), "--out", str(run_dir.parent),
+        return command_line(["azul", "tune", RunStore(run_dir).where(TUNE_FILE), "--out", *out_name_args(run_dir),
                              "--resume"])
 
     def planned_games(self, run_dir: Path) -> int | None:

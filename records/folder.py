@@ -122,16 +122,29 @@ def replace_bytes(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | None = None) -> None:
+def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | None = None,
+                models: dict | None = None) -> None:
     """``run.json``: the run's id, (``referee``) who played its games: ``compiled``, ``python``
-    or ``mixed`` (tournament/runner.py), and (``kind``) what the run is: a kind's name (kinds/)."""
+    or ``mixed`` (tournament/runner.py), (``kind``) what the run is: a kind's name (kinds/), and
+    (``models``) each bot's models with their sha256, as the run started with them."""
     if kind is not None and not _KIND_NAME.match(kind):
         raise ValueError(f"a run kind is a short lowercase name, not {kind!r}")
-    record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {})}
+    record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {}),
+              **({"models": models} if models else {})}
     if hasattr(run_dir, "write_part"):  # a store (records.store.open_store)
         run_dir.write_text(RUN_FILE, json.dumps(record) + "\n")
     else:
         replace_text(Path(run_dir) / RUN_FILE, json.dumps(record) + "\n")
+
+
+def saved_models(run_dir: str | Path) -> dict[str, list[dict[str, str]]]:
+    """The models ``run.json`` pinned, each bot's list of ``{"model", "sha256"}`` ({} for a run
+    that reads none, or from before runs pinned them)."""
+    try:
+        models = json.loads((Path(run_dir) / RUN_FILE).read_text(encoding="utf-8")).get("models")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return models if isinstance(models, dict) else {}
 
 
 def run_kind(run_dir: str | Path) -> str:

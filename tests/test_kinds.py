@@ -84,7 +84,7 @@ def test_a_run_nested_in_a_training_run_is_finished_by_the_training_run(tmp_path
     selfplay = parse_config(league(root / "gen-001", ["random", "greedy"], name="selfplay", deals=1))
     run_league(selfplay)
     inner = root / "gen-001" / "selfplay"
-    expected = f"azul train {shlex.quote(str(root / 'train.yaml'))} --out {shlex.quote(str(tmp_path))} --resume"
+    expected = f"azul train {shlex.quote(str(root / 'train.yaml'))} --out {shlex.quote(str(tmp_path))} --name t --resume"
     assert finish_command(inner) == expected == finish_command(root)
     repaired = runner.invoke(app, ["league", "repair", str(inner)])
     assert repaired.exit_code == 0 and expected in repaired.output

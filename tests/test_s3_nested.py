@@ -68,7 +68,7 @@ def test_a_nested_run_is_finished_by_its_training_runs_command_on_s3_as_in_a_fol
         repaired = azul("league", "repair", inner)
         assert repaired.exit_code == 0, repaired.output
         assert f"finish the league with: {train}" in repaired.output
-    assert f"azul train TRAIN.yaml --out {out} --resume (TRAIN.yaml: " in finish_command(f"{out}/nt/gen-001/selfplay")
+    assert f"azul train TRAIN.yaml --out {out} --name nt --resume (TRAIN.yaml: " in finish_command(f"{out}/nt/gen-001/selfplay")
     assert finish_command(f"{folder}/nt/gen-001/selfplay").startswith(f"azul train {folder}/nt/train.yaml --out ")
     # a prefix under no training run, the bucket's top: none above
     league = open_store(f"{out}/nt/gen-001/selfplay")

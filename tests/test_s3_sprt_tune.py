@@ -76,7 +76,7 @@ def test_a_tune_to_s3_finds_the_local_tunes_values_and_resumes_from_the_store(tm
     run = f"{out}/t"
     assert first.interrupted and len(first.steps) == 2 and first.run_dir == run
     status = azul("league", "status", run)
-    assert status.exit_code == 0 and f"azul tune TUNE.yaml --out {out} --resume (TUNE.yaml: the tune file that " \
+    assert status.exit_code == 0 and f"azul tune TUNE.yaml --out {out} --name t --resume (TUNE.yaml: the tune file that " \
         f"started it, as {run}/tune.yaml keeps it)" in status.output, status.output
     there = _json(azul("tune", local_file, "--out", out, "--resume", "--no-mlflow", "-f", "json"))
     assert there["run_dir"] == run and there["complete"]

@@ -76,7 +76,7 @@ def test_a_training_run_to_s3_killed_and_resumed_equals_the_same_run_in_a_folder
     status = azul("league", "status", run)  # its nested runs counted on the store: 2 generations' self-play
     assert status.exit_code == 0, status.output
     assert status.output.startswith("training run nt: ") and "incomplete" in status.output, status.output
-    assert f"azul train TRAIN.yaml --out {out} --resume (TRAIN.yaml: the train config that started it, as " \
+    assert f"azul train TRAIN.yaml --out {out} --name nt --resume (TRAIN.yaml: the train config that started it, as " \
            f"{run}/train.yaml keeps it)" in status.output
     nested = train_module.TRAIN.nested_runs(run)
     assert nested == ["gen-001/gate", "gen-001/selfplay", "gen-002/selfplay"], nested

@@ -50,7 +50,7 @@ def test_a_smoke_tune_through_the_command(tmp_path):
     assert [s["result"] for s in steps] == [s["result"] for s in json.loads((run / "tune.json").read_text())[
         "trajectory"]]
     assert all(s["plus"] != s["minus"] for s in steps) and steps[1]["pairs"] == 8
-    assert finish_command(run).startswith(f"azul tune {run / 'tune.yaml'} --out {tmp_path} --resume")
+    assert finish_command(run).startswith(f"azul tune {run / 'tune.yaml'} --out {tmp_path} --name {run.name} --resume")
 
 
 def test_progress_off_a_terminal_is_plain_lines(tmp_path):

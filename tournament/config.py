@@ -16,7 +16,8 @@ from typing import Any
 
 import yaml
 
-from bots import bot_maker
+from bots import bot_maker, bot_parameters as _parameters
+from bots.value_file import resolved_model
 from bots.spec import parse_bot_spec
 from engine.errors import shown
 from engine.rules import VARIANTS
@@ -36,8 +37,9 @@ BOT_KEYS = ("name", "type", "params", "seed", "time_limit")
 RAY_KEYS = ("address", "workers", "write")
 WRITERS = ("driver", "workers")  # who writes the part files
 MLFLOW_KEYS = ("enabled", "tracking_uri", "experiment")
-# The fields that decide what the games are: a run resumes only under the same values.
-IDENTITY = ("name", "players", "variant", "seats", "match", "self_play", "seed", "time_limit",
+# The fields that decide what the games are: a run resumes only under the same values. Its name
+# is not one: a run folder copied or renamed is finished under its folder's name (``--name``).
+IDENTITY = ("players", "variant", "seats", "match", "self_play", "seed", "time_limit",
             "bots", "format", "challengers", "rounds", "pairs_per_match")
 
 
@@ -169,20 +171,41 @@ class LeagueConfig:
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
 
+    def bot_models(self) -> dict[str, tuple[str, ...]]:
+        """The models each bot reads at this league's tables, by bot name: those its ``model``
+        names and those it implies (``evaluator=value`` without one, a preset's shipped tables)."""
+        return {e.name: bot_maker(e.type, e.params)(e.seed).models(self.players) for e in self.bots}
+
     def with_models(self) -> LeagueConfig:
-        """The config with the bytes of every model its bots name (``models``), read here once."""
+        """The config with the bytes of every model its bots read (``models``), read here once, and
+        each model path that is still relative (a study's or an SPRT's ``--bot``) made absolute
+        against the current folder, as the run keeps it."""
         from bots.value_file import resolve_models
 
-        return replace(self, models=resolve_models(
-            e.params["model"] for e in self.bots if isinstance(e.params.get("model"), str)))
+        bots = tuple(replace(e, params={**e.params, "model": resolved_model(e.params["model"])})
+                     if isinstance(e.params.get("model"), str) and "model" in _parameters(e.type) else e
+                     for e in self.bots)
+        config = replace(self, bots=bots)
+        return replace(config, models=resolve_models(m for ms in config.bot_models().values() for m in ms))
 
-    def with_overrides(self, *, out: str | None = None, address: str | None = None,
+    def model_pins(self) -> dict[str, list[dict[str, str]]]:
+        """Each bot's models and the sha256 of their bytes (``with_models``' bytes): what ``run.json``
+        keeps so that a resume plays the same models (``tournament.run_folder``)."""
+        from bots.value_file import model_digests
+
+        digests = dict(model_digests(self.models))
+        return {bot: [{"model": m, "sha256": digests[m]} for m in models]
+                for bot, models in self.bot_models().items() if models}
+
+    def with_overrides(self, *, out: str | None = None, name: str | None = None, address: str | None = None,
                        workers: int | None = None, mlflow: bool | None = None,
                        python_referee: bool | None = None, write: str | None = None) -> LeagueConfig:
         """The config with command-line options applied (None leaves a field as it is)."""
         config = self
         if out is not None:
             config = replace(config, out=check_out(str(out), "--out"))
+        if name is not None:
+            config = replace(config, name=check_name(name, "--name"))
         if address is not None:
             config = replace(config, ray=replace(config.ray, address=address))
         if workers is not None:
@@ -201,7 +224,7 @@ class LeagueConfig:
 def load_config(path: str | Path) -> LeagueConfig:
     """Read and check a league config file; raise ConfigError naming the file and the field."""
     path = Path(path)
-    return parse_config(read_yaml(path), source=str(path), default_name=path.stem)
+    return parse_config(read_yaml(path), source=str(path), default_name=path.stem, base=path.parent)
 
 
 class _Loader(yaml.SafeLoader):
@@ -253,16 +276,19 @@ def yaml_error_text(exc: yaml.YAMLError) -> str:
     return f"not valid YAML ({' '.join(str(exc).split())})"
 
 
-def parse_config(data: Any, source: str = "config", default_name: str = "league") -> LeagueConfig:
-    """Check a config mapping (as read from YAML) and build the LeagueConfig."""
+def parse_config(data: Any, source: str = "config", default_name: str = "league",
+                 base: str | Path | None = None) -> LeagueConfig:
+    """Check a config mapping (as read from YAML) and build the LeagueConfig. A bot's model given
+    by a relative path is read from ``base`` (the config file's folder; None: the current folder)
+    and kept as an absolute path, so that the stored config reads the same file from anywhere."""
     try:
-        return _parse(data, default_name)
+        return _parse(data, default_name, base)
     except _FieldError as exc:
         raise ConfigError(f"{source}: {exc.field}: {exc.reason}") from None
 
 
 # ---------------------------------------------------------------- checking (each field: tournament/fields.py)
-def _parse(data: Any, default_name: str) -> LeagueConfig:
+def _parse(data: Any, default_name: str, base: str | Path | None = None) -> LeagueConfig:
     if not isinstance(data, dict):
         raise _FieldError("(top level)", f"a config is a mapping of fields, not {_kind(data)}")
     _known_keys(data, TOP_KEYS, "")
@@ -310,7 +336,7 @@ def _parse(data: Any, default_name: str) -> LeagueConfig:
     experiment = ml.get("experiment", "azul-league")
     if not isinstance(experiment, str) or not experiment:
         raise _FieldError("mlflow.experiment", f"must be a name, not {shown(experiment)}")
-    bots = _bots(data.get("bots"), seed, players, variant)
+    bots = _bots(data.get("bots"), seed, players, variant, base)
     if len(bots) < players and not self_play:  # with self_play, the self tables still play
         raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
                                   f"at least {players} (or self_play: true)")
@@ -361,7 +387,8 @@ def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> d
     return {"format": fmt, "ignored": ignored, "pairs_per_match": pairs}
 
 
-def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colored") -> list[BotEntry]:
+def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colored",
+          base: str | Path | None = None) -> list[BotEntry]:
     if value is None:
         raise _FieldError("bots", "missing: list the bots of the league (type, params, seed)")
     if not isinstance(value, list) or not value:
@@ -384,6 +411,8 @@ def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colore
         params = item.get("params") or {}
         if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
             raise _FieldError(f"{where}.params", f"must be a mapping of parameter names to values, not {shown(params)}")
+        if isinstance(params.get("model"), str) and "model" in _parameters(bot_type):
+            params = {**params, "model": resolved_model(params["model"], base)}
         seed = item.get("seed")
         seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0, MAX_SEED)
         time_limit = _seconds(item.get("time_limit"), f"{where}.time_limit")
@@ -434,8 +463,10 @@ def _checked(check, value: Any, where: str, *args):
 
 
 def check_name(value: Any, where: str = "name") -> str:
-    """``value`` as a run's or bot's name (a ConfigError naming ``where`` otherwise): what a league
-    config accepts, for the runs made without one (kinds/study.py)."""
+    """``value`` as a run's or bot's name (a ConfigError naming ``where`` and stating the rule,
+    ``fields.NAME_RULE``, otherwise): the one rule for names, a league config's, for the runs made
+    without one (kinds/study.py, kinds/sprt.py, kinds/tune_config.py), the bots of ``--bot`` specs
+    (azul_cli/series.py, azul_cli/study.py) and the web table's player (web/play_setup.py)."""
     try:
         return _name(value, where)
     except _FieldError as exc:

@@ -102,13 +102,15 @@ def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool,
                 before = read_stored_yaml(store, CONFIG_FILE)
             except ConfigError as exc:  # one line: the file, the line and column
                 raise LeagueError(f"cannot resume: {exc}") from None
-            check_resumable(config, before, store.where(CONFIG_FILE))
+            pinned = pinned_models(store)
+            check_resumable(config, before, store.where(CONFIG_FILE), pinned is not None)
+            check_models(config, pinned, store.root)
         report = repair(store)
     view = store.view()  # the run as a folder reads it (a local run: the folder itself)
     run_id = run_id_of(view) or new_run_id(config.name)  # an older folder keeps its records' id
     done = done_game_ids(view)
     save_run_id(store, run_id, None if summary is None else folder_referee(store, summary.referee, bool(done)),
-                kind.name)
+                kind.name, config.model_pins())
     store.write_text(CONFIG_FILE, config.to_yaml())
     if summary is not None:
         summary.run_id, summary.repair = run_id, report
@@ -125,15 +127,47 @@ def folder_referee(run_dir, referee: str, kept: bool) -> str:
     return referee if before in (None, referee) else "mixed"
 
 
-def check_resumable(config: LeagueConfig, saved: dict, where: str | Path) -> None:
+def pinned_models(store) -> dict[str, list[dict[str, str]]] | None:
+    """The models ``run.json`` pinned when the run started (``LeagueConfig.model_pins``), or None
+    for a run from before runs pinned them."""
+    try:
+        pins = json.loads(store.read_text(RUN_FILE)).get("models")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return pins if isinstance(pins, dict) else None
+
+
+def check_models(config: LeagueConfig, pinned: dict | None, run) -> None:
+    """A resume plays the models the run started with, byte for byte: a bot whose model's bytes
+    differ from those ``run.json`` pinned is refused, naming the bot, the model and both digests."""
+    if pinned is None:
+        return
+    for bot, pins in config.model_pins().items():
+        then = {p.get("model"): p.get("sha256") for p in pinned.get(bot, []) if isinstance(p, dict)}
+        for pin in pins:
+            before = then.get(pin["model"], next(iter(then.values()), None) if len(then) == 1 else None)
+            if before is not None and before != pin["sha256"]:
+                raise LeagueError(
+                    f"cannot resume {run}: bot {bot!r} plays model {pin['model']}, whose bytes are not those "
+                    f"the run started with (sha256 {before} then, {pin['sha256']} now): put "
+                    "that model back, use --fresh to start over, or give the bot another name")
+
+
+def check_resumable(config: LeagueConfig, saved: dict, where: str | Path, pinned: bool = False) -> None:
     """A run resumes only with the same games: same bots, seats, seeds... (deals may grow).
-    ``where``: the run's stored config (a path, or an ``s3://`` URL)."""
+    ``where``: the run's stored config (a path, or an ``s3://`` URL). ``pinned``: the run keeps its
+    models' digests (``check_models`` compares them), so a model file found at another path, the
+    run's folders moved, is the same model."""
     run = str(Path(where).parent) if not is_url(str(where)) else str(where).rsplit("/", 1)[0]
     try:
         before = parse_config(saved, source=str(where))
     except ConfigError as exc:
         raise LeagueError(f"cannot resume: {exc}") from None
     now, then = config.to_dict(), before.to_dict()
+    if pinned:
+        for d in (now, then):
+            d["bots"] = [{**b, "params": {k: v for k, v in b["params"].items() if k != "model"}}
+                         for b in d["bots"]]
     changed = [k for k in IDENTITY if now.get(k) != then.get(k)
                and not (k == "seats" and seat_blocks(config.players, config.seats)
                         == seat_blocks(before.players, before.seats))]  # at 2 players every mode is one
