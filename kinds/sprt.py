@@ -289,10 +289,13 @@ def _shown(value) -> str:
 
 def _kept(settings: SprtSettings) -> dict:
     from bots.spec import format_bot_spec, parse_bot_spec
+    from bots.value_file import resolved_model
 
     values = {k: getattr(settings, k) for k, _ in KEPT}
     for key in ("new", "base"):  # the bot itself (its type and parameters), not its text or name
         kind, params = parse_bot_spec(values[key])
+        if isinstance(params.get("model"), str):  # a model path as the run keeps it: absolute
+            params["model"] = resolved_model(params["model"])
         values[key] = format_bot_spec(kind, dict(sorted(params.items())))
     values.update(seeds=list(settings.bot_seeds()), **{k: float(values[k]) for k in ("elo0", "elo1", "alpha", "beta")})
     return values

@@ -106,3 +106,18 @@ def test_a_preset_pins_its_shipped_tables(tmp_path):
     path.write_text(yaml.safe_dump({"name": "p", "deals": 2, "bots": ["greedy", "mcts-2p:iterations=10"]}))
     pins = load_config(path).with_models().model_pins()
     assert pins == {"mcts-2p(iterations=10)": [{"model": "value-2p", "sha256": _sha(MODELS / "value-2p.azv")}]}
+
+
+def test_an_sprt_resumed_with_another_model_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a --bot's model path is read from the current folder
+    shutil.copy(MODELS / "value-2p.azv", tmp_path / "m.azv")
+    base = ["sprt", "--bot", "mcts:evaluator=value,model=m.azv,iterations=10", "--bot", "greedy",
+            "--workers", "0", "--no-mlflow", "--out", str(tmp_path / "runs")]
+    first = runner.invoke(app, base + ["--max-pairs", "1", "--seed", "2"])
+    assert first.exit_code == 0, first.output
+    pins = json.loads((tmp_path / "runs" / "sprt" / RUN_FILE).read_text())["models"]
+    assert [p["model"] for ps in pins.values() for p in ps] == [str(tmp_path / "m.azv")]
+    shutil.copy(OTHER, tmp_path / "m.azv")
+    resumed = runner.invoke(app, base + ["--max-pairs", "2", "--seed", "2", "--resume"])
+    text = " ".join(resumed.output.split())
+    assert resumed.exit_code != 0 and _sha(OTHER) in text and _sha(MODELS / "value-2p.azv") in text, text
