@@ -147,6 +147,9 @@ def test_a_damaged_part_is_repaired_then_resume_plays_its_games_again(tmp_path, 
     repaired = azul("league", "repair", run)
     assert repaired.exit_code == 0, repaired.output
     assert f"quarantine/moves/part-{damaged}.parquet" in repaired.output
+    # the finish command names the run (its out and name) and where the config that started it is kept
+    assert f"azul league run CONFIG --out {out} --name s3l --resume (CONFIG: the league config that started " \
+           f"it, as {run}/config.yaml keeps it)" in " ".join(repaired.output.split()), repaired.output
     assert store.objects.get(f"quarantine/moves/part-{damaged}.parquet")[0] == b"PAR1 not a part"
     assert damaged not in store.committed() and not store.objects.entries("_staged/")
     resumed = azul("league", "run", path, "--out", out, "--quiet", "--no-report", "--resume")
