@@ -172,6 +172,24 @@ def test_replay_and_analysis_of_a_recorded_game(tree):
     assert get(f"{base}/run/runs/lg/game/{gid}/analyze?iterations=999999")[0] == 400
 
 
+def test_the_analysis_share_is_of_all_the_roots_visits(tree):
+    tmp, base = tree
+    from azul_cli.positions import run_analysis
+    from engine import GameState
+    from tournament.replay import replay_steps
+
+    gid = api(base, "run/runs/lg")["games"][-1]["game_id"]
+    game = replay_steps(tmp / "runs" / "lg", gid)
+    status, body = get(f"{base}/run/runs/lg/game/{gid}/analyze?step=4&iterations=300")
+    assert status == 200
+    rows = run_analysis(GameState.from_json(game.steps[3].position), "mcts", 300, 1)
+    total = sum(r["visits"] for r in rows)  # azul analyze's denominator: every move's visits
+    assert len(rows) > 10 and sum(r["visits"] for r in rows[:10]) < total  # the ten shown are not all
+    shown = re.findall(r"<td class='num'>([\d,]+)</td><td class='num'>([\d.]+%)</td>", body)
+    assert shown == [(f"{r['visits']:,}", f"{100 * r['visits'] / total:.1f}%") for r in rows[:10]]
+    assert f"<span id='root-visits'>{total:,}</span> visits at the root" in body
+
+
 @pytest.mark.parametrize("path", [
     "/run/runs/..", "/run/runs/../outside/secret", "/run/runs/%2e%2e/outside/secret", "/run/runs/%2E%2E%2Foutside%2Fsecret",
     "/api/run/runs/..%2f..%2foutside%2fsecret", "/run/runs/lg/..%2F..%2Foutside/secret", "/run//etc/passwd",

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from browser_support import browser, css, no_script_errors, open_page  # noqa: F401 (browser: a fixture)
-from serve_support import get, serving
+from serve_support import get, post, serving
 from typer.testing import CliRunner
 
 from azul_cli.main import app
@@ -172,19 +172,6 @@ def test_a_refused_bot_gives_its_message(browser, site, spec, message):
     assert message in error and "Traceback" not in browser.page_source
     assert css(browser, "#bot1")[0].get_attribute("value") == spec  # the form kept what was typed
     assert (sorted(p.name for p in play_out.rglob("*")) if play_out.exists() else []) == before
-
-
-def post(url: str, **fields) -> tuple[int, str, str]:
-    """POST a form to ``url``: the status, the body and the URL it ended at (redirects followed)."""
-    import urllib.error
-    import urllib.parse
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, urllib.parse.urlencode(fields).encode(), timeout=60) as r:
-            return r.status, r.read().decode(), r.url
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode(), url
 
 
 def test_over_http_a_bad_move_is_refused_and_an_unknown_table_is_a_page_saying_so(site):

@@ -1,12 +1,12 @@
 """``azul serve`` over runs on object storage, against a real S3 server (SeaweedFS, tests/s3_server.py)
 and a real uvicorn (tests/serve_support.py): a league played to ``s3://`` is listed and its page
 shows ``azul elo``'s ratings of it; a run whose lock is held shows as running and its count grows as
-parts commit; what is not a run, or a bucket that cannot be read, is a 404 or an error line, never a
-500; no endpoint or credential in any page. A person's game played over HTTP is recorded into an
+parts commit; what is not a run is a 404, a bucket that cannot be read an error line on the index and
+a store that cannot be listed (no bucket, the server down) a 503 naming its URL, never a 500 or "no
+such run"; no endpoint or credential in any page. A person's game played over HTTP is recorded into an
 ``s3://`` ``--play-out`` through the run's store and read back by ``azul elo``."""
 from __future__ import annotations
 
-import html
 import json
 import re
 import signal
@@ -18,15 +18,14 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from s3_server import s3_env, s3_server  # noqa: F401 (fixtures)
-from serve_support import get, raw_get, serving, until
+from serve_support import get, play_to_the_end, post, raw_get, serving, until
 from test_league_support import ROOT, subprocess_env
 from test_s3_league import azul, config
 from test_serve import _answer
-from test_serve_play import elo_names, post
+from test_serve_play import elo_names
 from typer.testing import CliRunner
 
 from azul_cli.main import app
-from engine import GameState
 from records.columns import TABLES
 from records.folder import run_kind
 from records.names import CONFIG_FILE, LOCK_FILE, RUN_FILE
@@ -194,7 +193,8 @@ def test_a_bucket_that_cannot_be_read_is_an_error_line_never_a_500(prefix, tmp_p
         assert doc["runs"] == [] and "no bucket 'no-such-bucket-" in doc["errors"]["runs"]
         status, page = get(base + "/")
         assert status == 200 and "no bucket" in page and "class='errors'" in page
-        assert get(f"{base}/run/runs/x")[0] == 404
+        status, page = get(f"{base}/run/runs/x")  # not known to be there or not: unavailable, naming it
+        assert status == 503 and "no bucket" in page and f"<code id='store'>{nobucket}</code>" in page
         secret_free(page, s3_env)
     # the command: one error line before anything starts
     for url, said in ((nobucket, f"error: {nobucket}: list: no bucket"),
@@ -208,23 +208,33 @@ def test_a_bucket_that_cannot_be_read_is_an_error_line_never_a_500(prefix, tmp_p
     assert result.exit_code == 1 and result.output.startswith("error: --play-out bad S3 URL"), result.output
 
 
-def position(page: str) -> GameState:
-    """The position a table's page shows (its ``data-position``)."""
-    return GameState.from_json(json.loads(html.unescape(re.search(r'data-position="([^"]*)"', page).group(1))))
+def test_a_store_that_is_down_is_a_503_naming_its_url_not_a_404(tmp_path, monkeypatch):
+    """No S3 server at the endpoint (a port of 127.0.0.1 nothing listens on): every page of a run
+    under the prefix says the store is unavailable, naming the URL as typed, never "no such run"."""
+    from s3_server import AWS_VARIABLES
 
+    from azul_cli.serve import free_port
 
-def play_to_the_end(base: str, **form) -> str:
-    """A new table (the form's fields) played to its end over HTTP, the person always making the first
-    legal move; the last page."""
-    status, page, table = post(base + "/play/", **form)
-    assert status == 200 and table.startswith(base + "/play/t/"), page
-    for _ in range(400):
-        state = position(page)
-        if state.is_over:
-            return page
-        status, page, _ = post(table + "/move", move=str(state.legal_moves()[0]))
-        assert status == 200 and "not played" not in page
-    raise AssertionError("the game did not end")
+    for name in AWS_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    for name, value in {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port('127.0.0.1')}", "AWS_ACCESS_KEY_ID": "k",
+                        "AWS_SECRET_ACCESS_KEY": "s", "AWS_REGION": "us-east-1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AZUL_S3_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("web.runs.WALK_AGE", 60.0)  # one walk (its 5 tries, seconds) for the whole test
+    url = "s3://azul-down/team/runs"
+    with serving([url], tmp_path / "played") as base:
+        for path in ("/run/runs/lg", "/run/runs/lg/game/g1", "/run/runs/lg/game/g1/analyze?step=1"):
+            status, page = get(base + path)
+            assert status == 503 and "no such run" not in page, (path, status, page)
+            assert f"<code id='store'>{url}</code>" in page and "could not reach the S3 endpoint" in page
+        status, body = get(base + "/api/run/runs/lg")
+        assert status == 503 and json.loads(body)["store"] == url
+        assert "could not reach the S3 endpoint" in api(base, "index")["errors"]["runs"]  # the index: a line
+        assert get(base + "/run/elsewhere/lg")[0] == 404  # a label that serves nothing is still no run
 
 
 def test_a_persons_game_goes_into_an_s3_play_out_through_the_store(prefix, tmp_path, s3_env):  # noqa: F811
@@ -233,7 +243,7 @@ def test_a_persons_game_goes_into_an_s3_play_out_through_the_store(prefix, tmp_p
     with serving([tmp_path / "runs"], play_out) as base:
         status, page = get(base + "/play/")
         assert status == 200 and play_out in page and 'id="error"' not in page
-        page = play_to_the_end(base, bot1="random", seed="3", name="person")
+        page, _ = play_to_the_end(base, bot1="random", seed="3", name="person")
         assert "was not saved" not in page and "game-over" in page
         assert s3_env.endpoint not in page and s3_env.secret_key not in page and s3_env.access_key not in page
     store = open_store(play_out)

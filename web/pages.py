@@ -281,8 +281,9 @@ def analysis_body(data: dict) -> str:
     if data.get("error"):
         out.append(f"<p class='errors' id='errors'>{esc(data['error'])}</p>")
         return "".join(out)
-    out.append(f"<p>{esc(data['bot'])}, {data['iterations']:,} iterations, seed {data['seed']}</p>")
-    total = sum(r["visits"] for r in data["rows"]) or 1
+    total = data.get("visits") or sum(r["visits"] for r in data["rows"]) or 1  # all the root's visits
+    out.append(f"<p>{esc(data['bot'])}, {data['iterations']:,} iterations, seed {data['seed']}; "
+               f"<span id='root-visits'>{total:,}</span> visits at the root (each share is of them all)</p>")
     out.append(table(["#", "move", "visits", "share", "value", "principal variation"], [[
         str(i), esc(r["move"]), f"{r['visits']:,}", f"{100 * r['visits'] / total:.1f}%", f"{r['value']:.3f}",
         esc(" ".join(r["pv"]) or "-")] for i, r in enumerate(data["rows"], 1)], "top-moves",

@@ -8,11 +8,14 @@ browser").
     POST /play/t/TOKEN/move       the person's move (form field move), then the bots' replies
     POST /play/t/TOKEN/undo       take back the person's last move (not past a deal)
     POST /play/t/TOKEN/next       the series' second game
+    POST /play/t/TOKEN/save       save again a finished game whose save failed (kept on the table)
 
 Tables live in this process's memory (``Tables``, at most ``MAX_TABLES``), each under a random
 token that is its URL, so a reload continues the game; every POST answers with a redirect to the
 table's page (a reload never plays a move twice). Nothing is written but a finished game, into
-``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store). The pages
+``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store); a game whose
+save fails stays on its table, said on its page, until "Save again" writes it. A form's body is at
+most ``MAX_FORM`` bytes: a larger one is refused (413) before it is read. The pages
 are Jinja templates (web/templates/play/), every text escaped by them; no script is needed: each choice is a link or a button.
 """
 from __future__ import annotations
@@ -93,10 +96,15 @@ def play_routes(play_out: Path | str) -> list:
                     max_iterations=MAX_ITERATIONS, max_seconds=MAX_SECONDS,
                     action=request.url_for("play_new").path)
 
+    defaults = {"bot1": "greedy", "seat": "0", "variant": "colored", "name": "person"}
+
     async def new(request: Request) -> Response:
         if request.method == "GET":
-            return form_page(request, {"bot1": "greedy", "seat": "0", "variant": "colored", "name": "person"})
-        form = await _form(request)
+            return form_page(request, defaults)
+        try:
+            form = await _form(request)
+        except FormTooLarge as exc:
+            return _closing(form_page(request, defaults, str(exc), 413))
         try:
             check_play_out(play_out)
             setup, bots = check_setup(form)
@@ -115,7 +123,7 @@ def play_routes(play_out: Path | str) -> list:
         if mine and q.get("hint"):
             hints = hint(state, HINT_ITERATIONS, table.setup.seed, 3)
         notice, table.notice = table.notice, None
-        urls = {k: request.url_for(f"play_{k}", token=token).path for k in ("table", "move", "undo", "next")}
+        urls = {k: request.url_for(f"play_{k}", token=token).path for k in ("table", "move", "undo", "next", "save")}
         return page("table.jinja", table=table, view=position(state, table.names),
                     choices=choices(state, q.get("pick")) if mine else None,
                     asked=asked, preview=preview_lines(state, asked) if asked else None,
@@ -140,7 +148,11 @@ def play_routes(play_out: Path | str) -> list:
             table = tables.get(token)
             if table is None:
                 return _missing(request)
-            form = await _form(request)
+            try:
+                form = await _form(request)
+            except FormTooLarge as exc:
+                return _closing(page("refused.jinja", 413, error=str(exc), new=request.url_for("play_new").path,
+                                     table=request.url_for("play_table", token=token).path))
 
             def run():
                 with table.lock:
@@ -149,6 +161,8 @@ def play_routes(play_out: Path | str) -> list:
                         table.notice = None if refused is None else f"not played: {refused}"
                     elif name == "undo":
                         table.notice = table.undo()
+                    elif name == "save":
+                        table.notice = table.save()
                     elif table.next_game is not None:
                         table.start_game(table.next_game)
             await run_in_threadpool(run)
@@ -164,13 +178,38 @@ def play_routes(play_out: Path | str) -> list:
         Route("/t/{token}/move", action("move"), methods=["POST"], name="play_move"),
         Route("/t/{token}/undo", action("undo"), methods=["POST"], name="play_undo"),
         Route("/t/{token}/next", action("next"), methods=["POST"], name="play_next"),
+        Route("/t/{token}/save", action("save"), methods=["POST"], name="play_save"),
         Mount("/static", StaticFiles(directory=STATIC), name="play_static"),
     ]
 
 
+class FormTooLarge(Exception):
+    """A form's body over ``MAX_FORM`` bytes: refused (413) without reading it."""
+
+    def __init__(self, size: int | None):
+        said = f"{size:,} bytes" if size is not None else "more than that"
+        super().__init__(f"the form is too large: {said}; a form here is at most {MAX_FORM:,} bytes "
+                         "(nothing was played)")
+
+
+def _closing(response: Response) -> Response:
+    """``response`` with the connection closed after it: the body refused is never read, not even
+    to be thrown away."""
+    response.headers["connection"] = "close"
+    return response
+
+
 async def _form(request: Request) -> dict[str, str]:
-    """A posted form (application/x-www-form-urlencoded), each field's first value."""
-    body = await request.body()
-    if len(body) > MAX_FORM:
-        return {}
+    """A posted form (application/x-www-form-urlencoded), each field's first value. A body over
+    ``MAX_FORM`` bytes raises ``FormTooLarge`` before it is read: by its Content-Length, or (a
+    chunked body) once the part read passes the limit, so at most ``MAX_FORM`` bytes and a chunk
+    are ever held."""
+    length = request.headers.get("content-length", "").strip()
+    if length.isascii() and length.isdigit() and int(length) > MAX_FORM:
+        raise FormTooLarge(int(length))
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM:
+            raise FormTooLarge(None)
     return {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}

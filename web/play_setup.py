@@ -18,6 +18,8 @@ from bots import Bot
 from bots.registry import BOTS, bot_maker, declared
 from bots.spec import bot_from_spec, format_bot_spec, parse_bot_spec
 from bots.value_file import shipped_models
+from records.columns import COLUMNS
+from tournament.config import check_int
 from tournament.config import check_name as league_name
 from tournament.scheduler import derive_seed
 
@@ -27,6 +29,11 @@ MAX_SECONDS = 1.0  # thinking time a move, at most
 HINT_ITERATIONS = 1000  # the MCTS behind the teaching mode's hint
 MAX_NAME = 40  # characters of the person's name
 VARIANTS = ("colored", "gray")
+# The seed is game 1's deal seed, which the records keep in games.deal_seed (records/columns.py):
+# a signed integer of that column's width, so 0 .. 2**63 - 1 (a league's seeds reach 2**64 - 1 only
+# because its deal seeds are derived from it).
+_DEAL_SEED = next(c.type for c in COLUMNS if (c.table, c.name) == ("games", "deal_seed"))
+MAX_SEED = 2 ** (_DEAL_SEED.bit_width - 1) - 1
 
 
 def table_bots() -> list[str]:
@@ -108,6 +115,21 @@ def check_name(name: str, bot_names: list[str]) -> str:
     return name
 
 
+def check_seed(text: str) -> int:
+    """The seed the form gives (empty: one drawn), checked against what the records hold before
+    anything is played: a whole number from 0 to ``MAX_SEED``; a ValueError naming the field and
+    the rule."""
+    if not text:
+        return secrets.randbelow(2**31)
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"the seed: a whole number, 0 or more, not {text!r} (or empty to draw one)")
+    try:
+        return check_int(int(text), "the seed", 0, MAX_SEED)  # a league config's check
+    except ValueError as exc:
+        raise ValueError(f"{exc}: the records keep it as a signed {_DEAL_SEED.bit_width}-bit number "
+                         f"(games.deal_seed), so at most 2**{_DEAL_SEED.bit_width - 1} - 1") from None
+
+
 def check_setup(form: dict[str, str]) -> tuple[Setup, dict[int, Bot]]:
     """The table the form asks for, and its bots by seat: ``bot1``..``bot3`` (the opponents, empty for none), ``seat``,
     ``variant``, ``teach``, ``series``, ``name``, ``seed`` (empty: drawn); a ValueError names the
@@ -125,10 +147,7 @@ def check_setup(form: dict[str, str]) -> tuple[Setup, dict[int, Bot]]:
     variant = form.get("variant", "colored")
     if variant not in VARIANTS:
         raise ValueError(f"the wall: {' or '.join(VARIANTS)}, not {variant!r}")
-    seed_text = form.get("seed", "").strip()
-    if seed_text and not seed_text.isdigit():
-        raise ValueError(f"the seed: a whole number, 0 or more, not {seed_text!r} (or empty to draw one)")
-    seed = int(seed_text) if seed_text else secrets.randbelow(2**31)
+    seed = check_seed(form.get("seed", "").strip())
     seats: list[str | None] = list(specs)
     seats.insert(seat, None)
     setup = Setup(tuple(seats), variant, form.get("teach") == "on", form.get("series") == "on", "", seed)

@@ -6,7 +6,8 @@ deal, a bot's move, the person's move), deals from ``round_seed(deal_seed, round
 series' deal seeds and openers as ``tournament.series`` plays them (``series_deal_seed``,
 ``opener_of``, ``combine``), the teaching preview and the hint of ``azul_cli.teach``, and undo as
 ``azul play`` has it (the person's last move and the bots' replies, never past a deal). A finished
-game is written at once into the served ``--play-out`` folder (web/play_records.py).
+game is written at once into the served ``--play-out`` folder (web/play_records.py); when that
+fails, the game stays on the table (``unsaved``, ``save_error``) until a "Save again" writes it.
 """
 from __future__ import annotations
 
@@ -35,9 +36,11 @@ class Table:
         self.series_id = new_game_id() if setup.series else None
         self.games: list[SeriesGame] = []  # the finished games
         self.saved: list[str] = []  # their game ids in --play-out
+        self.unsaved: list[FinishedGame] = []  # finished games whose save failed, kept to save again
+        self.save_error: str | None = None  # why the last save failed (None: every finished game saved)
         self.result: SeriesResult | None = None  # the series' result, once both games are over
         self.log: list[str] = []
-        self.problem: str | None = None  # why the table cannot go on (a bot failed, a save failed)
+        self.problem: str | None = None  # why the table cannot go on (a bot failed)
         self.notice: str | None = None  # what the person's last action did, said once on the page
         self.start_game(1)
 
@@ -149,16 +152,35 @@ class Table:
         record = FinishedGame(self.names, self.setup.variant, self.deal_seed, self.opener, list(self.moves),
                               list(self.think_ms), time.monotonic() - self.started,
                               self.series_id, self.number if self.setup.series else None)
-        try:
-            self.saved.append(write_game(self.play_out, record))
-        except ValueError as exc:
-            self.problem = f"the game is over but was not saved: {exc}"
+        self.unsaved.append(record)
+        self.save()
         if self.setup.series:
             self.say(game_line(game, self.names))
             if self.number == 2:
                 self.result = combine(self.games)
                 for line in result_lines(self.result, self.names):
                     self.say(line)
+
+    def save(self) -> str:
+        """Write the finished games not saved yet, in the order played (web/play_records.py): what
+        was done, in words. A failure of any kind (the folder, the store, the records' writer) is
+        kept as ``save_error`` with the games, which the page's "Save again" writes later; it never
+        reaches the server as an exception."""
+        if not self.unsaved:
+            return "nothing to save: every finished game of this table is saved"
+        before = len(self.saved)
+        while self.unsaved:
+            try:
+                self.saved.append(write_game(self.play_out, self.unsaved[0]))
+            except Exception as exc:  # noqa: BLE001 - said on the page, the game kept
+                text = str(exc) if isinstance(exc, ValueError) and str(exc) else fault_text(exc)
+                self.save_error = (f"the game is over but was not saved: {text}; the table keeps it: "
+                                   "save again")
+                return f"not saved: {text}"
+            self.unsaved.pop(0)
+        self.save_error = None
+        now = self.saved[before:]
+        return f"saved as game{'s' if len(now) > 1 else ''} {', '.join(now)}"
 
     @property
     def series_lines(self) -> list[str]:

@@ -17,7 +17,9 @@ A served ``s3://BUCKET/PREFIX`` (records/s3store.py) is walked the same way, a l
 (``Objects.level``: one LIST a folder): a run there holds ``run.json`` or committed parts
 (``_commits/``). Its runs are known only from that walk, kept ``WALK_AGE`` seconds: a URL path
 names a run on object storage only when the walk found it (so no URL reads anything else), and
-its ``Found`` carries the run's store, whose local view (``Found.local``) the pages read.
+its ``Found`` carries the run's store, whose local view (``Found.local``) the pages read. While a
+prefix cannot be listed (``Served.unreadable``: the server down, no bucket, access refused), a path
+under it is neither a run nor "no such run": the pages say the store is unavailable (503).
 """
 from __future__ import annotations
 
@@ -146,6 +148,17 @@ class Served:
         """The run folder (or rating list) a URL path names, or None."""
         folder = self.folder(path)
         return folder if folder is not None and (is_run(folder) or is_rating_list(folder)) else None
+
+    def unreadable(self, path: str) -> tuple[str, str] | None:
+        """The served prefix a URL path names (its ``s3://`` URL) and why its last walk failed
+        (unreachable, no bucket, refused), or None: while it cannot be listed, no path under it is
+        known to be a run or not, which ``found``'s None ("no such run") cannot say."""
+        parts = path.split("/")
+        if parts[0] not in self.stores or refused(parts):
+            return None
+        self._walk_store(parts[0])  # the walk kept WALK_AGE seconds: no request when found() just walked
+        problem = self.problems.get(parts[0])
+        return None if problem is None else (str(self.stores[parts[0]]), problem)
 
     def found(self, path: str) -> Found | None:
         """The run (with the runs it holds) or rating list a URL path names, or None."""

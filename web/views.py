@@ -8,8 +8,9 @@
     /run/<path>/game/<id>/analyze?step=N  the top moves of that game's position after step N
 
 ``<path>`` is a served folder's label and the folders below it (``Served.folder`` refuses
-anything else: 404). A part of a page that cannot be read while a run is repaired or resumed is
-an ``errors`` entry of its data, never a 500.
+anything else: 404); under a served ``s3://`` prefix that cannot be listed now, a 503 naming it.
+A part of a page that cannot be read while a run is repaired or resumed is an ``errors`` entry of
+its data, never a 500.
 """
 from __future__ import annotations
 
@@ -45,6 +46,15 @@ def not_found(what: str = "no such run under the served folders") -> HTMLRespons
     return HTMLResponse(pages.plain_page("not found", f"<h1>Not found</h1><p>{pages.esc(what)}</p>"), 404)
 
 
+def unavailable(store: str, problem: str) -> HTMLResponse:
+    """A served ``s3://`` prefix that cannot be listed now: 503, naming it (never a 404: whether the
+    run is there is not known)."""
+    return HTMLResponse(pages.plain_page("store unavailable", (
+        f"<h1>Store unavailable</h1><p class='errors' id='errors'>{pages.esc(problem)}</p>"
+        f"<p>The runs under <code id='store'>{pages.esc(store)}</code> cannot be listed now, so this page "
+        "cannot be shown; it will be once the store answers.</p>")), 503)
+
+
 def view_routes(runs: list[Path]) -> list:
     served = Served(runs)
     cache = Cache()
@@ -75,16 +85,24 @@ def view_routes(runs: list[Path]) -> list:
                          lambda: run_data(found, lambda p: any(served.inside(p, r) for r in served.roots.values())))
         return {**data, "html": pages.run_fragment(data)}
 
+    def missing(path: str) -> Response:
+        """The answer for a path that names no run found: a store that cannot be listed (503), else 404."""
+        down = served.unreadable(path)
+        return not_found() if down is None else unavailable(*down)
+
     def run_page(request: Request) -> Response:
         found = served.found(request.path_params["path"])
         if found is None:
-            return not_found()
+            return missing(request.path_params["path"])
         doc = run_doc(found)
         return HTMLResponse(pages.shell(found.url, pages.href("api", "run", found.url), doc["html"]))
 
     def api_run(request: Request) -> Response:
         found = served.found(request.path_params["path"])
         if found is None:
+            down = served.unreadable(request.path_params["path"])
+            if down is not None:
+                return JSONResponse({"error": down[1], "store": down[0]}, 503)
             return JSONResponse({"error": "no such run under the served folders"}, 404)
         return JSONResponse(clean(run_doc(found)))
 
@@ -95,7 +113,7 @@ def view_routes(runs: list[Path]) -> list:
 
         found = served.found(path)
         if found is None or found.rating_list:
-            return None, not_found()
+            return None, missing(path) if found is None else not_found()
         try:
             with view_lock(found):
                 return replay_steps(found.local(), game_id), None
@@ -117,7 +135,7 @@ def view_routes(runs: list[Path]) -> list:
         path, game_id = request.path_params["path"], request.path_params["game_id"]
         found = served.found(path)
         if found is None:
-            return not_found()
+            return missing(path)
         try:
             step = int(request.query_params.get("step", "1"))
             iterations = int(request.query_params.get("iterations", str(ANALYZE_ITERATIONS)))
@@ -141,16 +159,20 @@ def view_routes(runs: list[Path]) -> list:
 
 
 def analysis(game, step: int, iterations: int) -> dict:
-    """``azul analyze``'s rows (azul_cli/positions.py) for the position after ``step`` (1-based)."""
+    """``azul analyze``'s rows (azul_cli/positions.py) for the position after ``step`` (1-based):
+    the top ten, and ``visits``, all the root's visits over every move (the share's denominator,
+    as ``azul analyze`` has it)."""
     from azul_cli.positions import run_analysis
     from engine import GameState
 
     position = game.steps[step - 1].position
     data = {"step": step, "steps": len(game.steps), "round": position.get("round"), "phase": position.get("phase"),
             "to_move": position.get("to_move"), "bot": ANALYZE_BOT, "iterations": iterations, "seed": 1,
-            "played": game.steps[step].move if step < len(game.steps) else None, "rows": []}
+            "played": game.steps[step].move if step < len(game.steps) else None, "rows": [], "visits": 0}
     try:
-        data["rows"] = run_analysis(GameState.from_json(position), ANALYZE_BOT, iterations, 1)[:10]
+        rows = run_analysis(GameState.from_json(position), ANALYZE_BOT, iterations, 1)
+        data["rows"] = rows[:10]
+        data["visits"] = sum(r["visits"] for r in rows)  # the root's, every move's: what a share is of
     except ValueError as exc:  # the game is over at that step: nothing to choose
         data["error"] = str(exc)
     return data
