@@ -63,6 +63,11 @@ def test_a_model_copied_over_between_a_stop_and_a_resume_is_refused(tmp_path, mo
 
     status = runner.invoke(app, ["league", "status", str(run)])
     assert status.exit_code == 0 and f"models: valued reads {model} (sha256 {_sha(model)})" in status.output
+    from serve_support import get, serving
+
+    with serving([run.parent], tmp_path / "played") as base:  # the run's page in azul serve says it too
+        code, page = get(f"{base}/run/runs/pinned")
+    assert code == 200 and f"valued reads <code>{model}</code> (sha256 <code>{_sha(model)}</code>)" in page
 
     before = _sha(model)
     shutil.copy(OTHER, model)

@@ -140,7 +140,7 @@ def _status(found: Found) -> tuple[dict, Path | None]:
         return row, None
     row.update(kind=kind.name, label=kind.label, nests=kind.nests, state=st.state, recorded=st.recorded,
                planned=st.planned, driver=st.driver, finish=st.finish, decides=st.decides,
-               ahead=ahead(st.detail, folder))
+               ahead=ahead(st.detail, folder), models=st.models)
     row["detail"] = st.detail
     return row, folder
 

@@ -115,6 +115,11 @@ def run_fragment(data: dict) -> str:
         out.append(f"<p>ahead: <span id='ahead'>{esc(data['ahead'])}</span></p>")
     if data.get("finish") and state == "stopped":
         out.append(f"<p>finish it with: <code>{esc(data['finish'])}</code></p>")
+    pins = [(bot, pin) for bot, ps in (data.get("models") or {}).items() for pin in ps if isinstance(pin, dict)]
+    if pins:  # the models the run started with, by content (run.json)
+        out.append("<ul id='models'>" + "".join(
+            f"<li>{esc(bot)} reads <code>{esc(pin.get('model'))}</code> (sha256 <code>{esc(pin.get('sha256'))}</code>)"
+            "</li>" for bot, pin in pins) + "</ul>")
     errors = dict(data.get("errors") or {}, **({"status": data["error"]} if data.get("error") else {}))
     if errors:
         out.append("<ul class='errors' id='errors'>" + "".join(
