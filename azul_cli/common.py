@@ -111,12 +111,17 @@ def drawn_seed(seed: int | None) -> int:
     return random.SystemRandom().randrange(2**32) if seed is None else seed
 
 
-def spec_bot(option: str, spec: str, seed: int) -> Bot:
-    """The bot a ``--vs``/``--bot`` spec names (``bots.spec``), or fail with ``OPTION: why``."""
+def spec_bot(option: str, spec: str, seed: int, players: int | None = None, variant: str = "colored") -> Bot:
+    """The bot a ``--vs``/``--bot`` spec names (``bots.spec``), or fail with ``OPTION: why``;
+    with ``players``, one that cannot play that table (``Bot.table_error``) fails too."""
     try:
-        return bot_from_spec(spec, seed)
+        bot = bot_from_spec(spec, seed)
     except ValueError as exc:
         fail(f"{option}: {exc}")
+    unfit = None if players is None else bot.table_error(players, variant)
+    if unfit:
+        fail(f"{option}: {unfit}")
+    return bot
 
 
 # ---------------------------------------------------------------- files

@@ -429,7 +429,8 @@ def play(
         fail(f"--seat {seat}: a {players}-player game has seats 0 to {players - 1}")
     seed = drawn_seed(seed)
     others = [s for s in range(players) if s != seat]
-    bots = [(s, spec_bot("--vs", spec, seed + 1 + s)) for s, spec in zip(others, specs)]
+    table = loaded.variant if loaded is not None else (variant or Variant.colored).value
+    bots = [(s, spec_bot("--vs", spec, seed + 1 + s, players, table)) for s, spec in zip(others, specs)]
     out = console(plain)
     session = PlaySession(bots, (seat,), players=players, seed=seed, teach=teach,
                           variant=(variant or Variant.colored).value, state=loaded,

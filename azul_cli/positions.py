@@ -126,6 +126,9 @@ def run_analysis(state, bot: str, iterations: int, seed: int) -> list[dict]:
         raise ValueError(f"bot {bot!r} cannot analyze a position "
                          f"(bots that can: {', '.join(able) or 'none'})")
     player = make_bot(bot, seed=seed)
+    unfit = player.table_error(state.players, state.variant)
+    if unfit:  # a preset made for another player count, a model of another: said, not played
+        raise ValueError(unfit)
     rows = []
     for row in player.analyze(state, iterations=iterations):
         rows.append({"move": str(row["move"]), "visits": int(row["visits"]),

@@ -149,7 +149,9 @@ def parse_intervention(params: dict[str, Any]) -> Intervention:
     if "allow" in params and allow != "all":
         raise ValueError(f"allow must be 'all' (the A/A wrapper), not {allow!r}")
     if opening is not None:
-        parse_class(opening)
+        if parse_class(opening) == MoveClass():
+            raise ValueError(f"opening={opening} allows every move: it constrains nothing (allow=all is "
+                             "the A/A wrapper; give a class such as line:1, floor or centre)")
         opening = opening.lower()
     return Intervention(marker=marker, opening=opening, when=when, allow_all=allow == "all")
 
@@ -175,6 +177,12 @@ class Intervened(Bot):
     def reseed(self, seed: int) -> None:
         super().reseed(seed)
         self.base.reseed(seed)
+
+    def table_error(self, players: int, variant: str) -> str | None:
+        return self.base.table_error(players, variant)
+
+    def models(self, players: int) -> tuple[str, ...]:
+        return self.base.models(players)
 
     def close(self) -> None:
         close = getattr(self.base, "close", None)

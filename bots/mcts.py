@@ -14,11 +14,16 @@ from engine.notation import MOVES
 
 from . import _evaluators, _mcts
 from .base import Bot, CompiledForm
-from .heuristic import Column, ColourSet, Later, Line, Marker, Row
-from .registry import Param, bot_parameters, changed_parameters, check_params, register, register_preset
+from .heuristic import ColourSet, Column, Later, Line, Marker, Row
+from .registry import Param, bot_parameters, changed_parameters, check_params, declared, register, register_preset
 from .value_file import default_model, model_bytes, read_model
 
 EVALUATORS = tuple(_evaluators.EVALUATORS)  # the choices of the evaluator parameter
+# The parameters only one evaluator reads (bots/_evaluators.pyx), and only at a round cut-off: the
+# heuristic value's scale and its six weights (a heuristic rollout plays the heuristic's own
+# defaults), and the learned value's model. ``parameters_error`` refuses them elsewhere.
+READ_ONLY_BY = {"value_scale": "heuristic", "line": "heuristic", "later": "heuristic", "column": "heuristic",
+                "row": "heuristic", "colour_set": "heuristic", "marker": "heuristic", "model": "value"}
 
 
 @register("mcts")
@@ -90,7 +95,39 @@ class MCTSBot(Bot):
             shown["model"] = self.model.replace("\\", "/").rsplit("/", 1)[-1]
         return f"{self.type_name}(" + ", ".join(f"{k}={v}" for k, v in shown.items()) + ")"
 
+    @classmethod
+    def parameters_error(cls, params: dict) -> str | None:
+        """A parameter the other settings leave unread is refused when it differs from the type's
+        default (a preset's, for a preset): a default written out is always accepted (docs/bots.md,
+        "No parameter is accepted that does nothing" and "What reads what")."""
+        defaults = {p.name: p.default for p in declared(cls)}
+        for name in (p.name for p in declared(cls)):
+            value = params[name]
+            if value == defaults[name]:
+                continue
+            if name == "iterations" and params["seconds"] is not None:
+                return (f"iterations={value} is the budget only without seconds (seconds="
+                        f"{params['seconds']:g} replaces it): give one of them")
+            wanted = READ_ONLY_BY.get(name)
+            if wanted and params["evaluator"] != wanted:
+                return (f"{name}={value} is read only by evaluator={wanted} (evaluator is "
+                        f"{params['evaluator']}): add evaluator={wanted}, or leave {name} out")
+            if (wanted or name == "evaluator") and params["cutoff"] != "round":
+                return (f"{name}={value} is read only with cutoff=round (cutoff=game plays every rollout "
+                        f"to the game's end, where no evaluator is asked): leave {name} out")
+        return None
+
+    def models(self, players: int) -> tuple[str, ...]:
+        if self.evaluator != "value" or self.cutoff != "round":  # cutoff=game asks no evaluator
+            return ()
+        return (self.model if self.model is not None else default_model(players),)
+
     def table_error(self, players: int, variant: str) -> str | None:
+        made_for = PRESET_PLAYERS.get(self.type_name)
+        if made_for is not None and made_for != players:
+            other = f"mcts-{players}p" if f"mcts-{players}p" in PRESETS else "mcts"
+            return (f"{self.type_name} is made for {made_for}-player tables, not a {players}-player one: "
+                    f"at {players} players play {other} (or mcts:evaluator=value)")
         if self.evaluator != "value":
             return None
         if self.model is None:  # the shipped model of that player count, if there is one
@@ -188,6 +225,11 @@ PRESETS: dict[str, dict[str, float | str]] = {
     "mcts-3p": {"evaluator": "value", "exploration": 0.07767},
     "mcts-4p": {"evaluator": "value", "exploration": 0.08777},
 }
+
+# A preset is made for the player count its name says (its model, value-Np, and its search settings
+# were chosen there): ``table_error`` refuses a table of another count rather than play value-2p
+# under the name mcts-3p.
+PRESET_PLAYERS = {name: int(name[5]) for name in PRESETS}
 
 for _name, _values in PRESETS.items():
     register_preset(_name, MCTSBot, _values, f"MCTS with the learned value at {_name[5]} players and the search "

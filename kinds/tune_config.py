@@ -148,6 +148,11 @@ def _parse(data: dict) -> TuneConfig:
             params.append(tuned_param(bot, pname, fields, pairs))
         except ValueError as exc:
             raise _Field(f"params.{exc}") from None
+        t = params[-1]
+        try:  # a parameter the fixed settings leave unread tunes nothing (bots: parameters_error)
+            check_params(bot, {**fixed, pname: _away_from_default(bot, pname, t.low, t.high, t.integer)})
+        except ValueError as exc:
+            raise _Field(f"params.{pname}: tunes nothing with these settings ({exc})") from None
     field_specs = data.get("field")
     if field_specs is None:
         field_specs = [format_bot_spec(bot, fixed)] * (players - 2)
@@ -163,6 +168,12 @@ def _parse(data: dict) -> TuneConfig:
             raise _Field(f"field[{i}]: {exc}") from None
     return TuneConfig(name, bot, fixed, tuple(params), players, tuple(field_specs), variant, pairs, batch, seed,
                       float(tail), out, workers)
+
+
+def _away_from_default(bot: str, name: str, low: float, high: float, integer: bool) -> float | int:
+    """A value of the tuned range that is not the parameter's default (its ends: one differs)."""
+    value = high if bot_parameters(bot)[name].default != high else low
+    return int(value) if integer else float(value)
 
 
 def _params(value: Any) -> dict[str, dict]:

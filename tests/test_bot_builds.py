@@ -44,8 +44,9 @@ def test_mcts_bots_and_their_model_are_built_once_per_worker_not_per_game(tmp_pa
         seen.append(dict(counts))
     # planning looks at each config bot (its compiled form); then one bot per copy of the mcts bot
     # (two in its self-play games), kept for every game: six times the games, the same builds; the
-    # model (the table's shipped one, no model= given) is read at a bot's first search, never again
-    assert seen[0] == seen[1] and seen[1]["builds"] <= 6 and 1 <= seen[1]["reads"] <= seen[1]["builds"]
+    # model (the table's shipped one, no model= given) is read at a bot's first search, never again;
+    # the driver builds each config bot once more to ask which models it reads (run.json pins them)
+    assert seen[0] == seen[1] and seen[1]["builds"] <= 7 and 1 <= seen[1]["reads"] <= seen[1]["builds"]
 
 
 def test_a_reseeded_bot_plays_as_one_built_with_that_seed():
@@ -115,4 +116,4 @@ def test_the_referee_builds_each_bot_and_reads_its_model_once_per_worker(tmp_pat
         summary = run_league(config)
         assert summary.recorded == 2 * deals and summary.referee == "python"
         seen.append(dict(counts))
-    assert seen[0] == seen[1] and seen[1]["builds"] <= 4, seen
+    assert seen[0] == seen[1] and seen[1]["builds"] <= 5, seen  # one of them the driver's, for the pins

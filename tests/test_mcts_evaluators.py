@@ -7,6 +7,7 @@ import pytest
 
 from bots import bot_parameters, make_bot
 from bots._evaluators import EVALUATORS, Evaluator, HeuristicValue, ScoreValue, make_evaluator
+from bots.mcts import MCTSBot
 from bots._policies import Policy
 from engine import new_game
 
@@ -80,9 +81,11 @@ def test_an_evaluator_values_only_a_round_end():
 
 def test_the_evaluator_is_asked_at_a_round_cutoff_and_never_at_the_game_end():
     state = new_game(2, seed=1)
-    for cutoff, same in (("round", False), ("game", True)):
-        heuristic = make_bot("mcts", seed=3, iterations=400, cutoff=cutoff).analyze(state)
-        score = make_bot("mcts", seed=3, iterations=400, cutoff=cutoff, evaluator="score").analyze(state)
+    for cutoff, same in (("round", False), ("game", True)):  # built unchecked: cutoff=game reads no evaluator
+        heuristic = MCTSBot(seed=3, iterations=400, cutoff=cutoff).analyze(state)
+        score = MCTSBot(seed=3, iterations=400, cutoff=cutoff, evaluator="score").analyze(state)
         assert (heuristic == score) is same, cutoff
+    with pytest.raises(ValueError, match="evaluator=score is read only with cutoff=round"):
+        make_bot("mcts", cutoff="game", evaluator="score")  # so a spec that sets both is refused
     bot = make_bot("mcts", seed=3, iterations=50, evaluator="score")
     assert bot.name == "mcts(iterations=50, evaluator=score)" and bot.act(state) in state.legal_moves()

@@ -104,6 +104,8 @@ def test_resume_after_an_interruption_gives_the_same_trajectory(tmp_path):
     ({"bot": "heuristic:denial=9"}, "fixed: heuristic: parameter denial must be a number from 0 to 2"),
     ({"speed": 1}, "speed: unknown field"),
     ({"players": 3, "field": ["greedy", "greedy"]}, "field: 1 bot spec(s) for the other seats"),
+    ({"bot": "mcts:iterations=20,evaluator=value", "params": ["value_scale"]},  # a parameter it leaves unread
+     "params.value_scale: tunes nothing with these settings (mcts: value_scale="),
 ])
 def test_config_errors_are_one_line(tmp_path, fields, message):
     path = tune_file(tmp_path, **fields)

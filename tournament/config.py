@@ -106,6 +106,8 @@ class LeagueConfig:
     # the bytes of the models the bots name (their ``model`` parameter), read once by the driver
     # (``with_models``) and handed to the workers with the config: no worker reads a model's file
     models: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
+    # the models each bot reads, by bot name (``bot_models``, found once by ``with_models``)
+    model_names: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def total_games(self) -> int:
@@ -186,7 +188,8 @@ class LeagueConfig:
                      if isinstance(e.params.get("model"), str) and "model" in _parameters(e.type) else e
                      for e in self.bots)
         config = replace(self, bots=bots)
-        return replace(config, models=resolve_models(m for ms in config.bot_models().values() for m in ms))
+        names = config.bot_models()  # each bot built once more here, to ask it
+        return replace(config, model_names=names, models=resolve_models(m for ms in names.values() for m in ms))
 
     def model_pins(self) -> dict[str, list[dict[str, str]]]:
         """Each bot's models and the sha256 of their bytes (``with_models``' bytes): what ``run.json``
@@ -195,7 +198,7 @@ class LeagueConfig:
 
         digests = dict(model_digests(self.models))
         return {bot: [{"model": m, "sha256": digests[m]} for m in models]
-                for bot, models in self.bot_models().items() if models}
+                for bot, models in (self.model_names or self.bot_models()).items() if models}
 
     def with_overrides(self, *, out: str | None = None, name: str | None = None, address: str | None = None,
                        workers: int | None = None, mlflow: bool | None = None,
