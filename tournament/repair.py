@@ -13,10 +13,20 @@ name, rename, ``games`` last); orphan parts (no ``games`` part) and temporary fi
 as before. Games are deterministic from the config, so ``--resume`` then plays the games that are
 no longer recorded and the folder ends as an undamaged run would (timings aside).
 
-The caller holds the run's lock (``run_folder.repair_run``, and ``run_league`` on ``--resume``).
+The games it reports no longer recorded (``RepairReport.dropped``) are every game a committed
+part held that is not whole after it: those of a part rewritten or removed, and those of a part
+whose ``games`` table could not be read, named by its other tables (or by the ``game_id`` column
+of that table, where it still reads), so they are the games ``azul league status`` then counts
+missing.
+
+The caller holds the run's lock (``run_folder.repair_run``, and ``run_league`` on ``--resume``);
+a run nested in another (a training run's ``gen-NNN/selfplay``) is refused while another process
+holds the lock of the run above it (``HeldAbove``): that driver may be about to read or resume it.
 """
 from __future__ import annotations
 
+import os
+import socket
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,10 +38,11 @@ import pyarrow.parquet as pq
 
 from records.checks import part_problem, read_verified
 from records.columns import EVENT_COLUMNS, SCHEMAS, STUDY_COLUMNS, TABLES
-from records.folder import quarantine
+from records.folder import RunInUse, quarantine
 from records.parts import PART, clean_orphans, parquet_files, part_ids, part_path, write_part
 from records.read import read_table
-from records.store import RunStore, as_store
+from records.store import RunStore, as_store, open_store
+from records.urls import S3Url, is_url
 
 
 @dataclass
@@ -51,6 +62,7 @@ def repair(run_dir) -> RepairReport:
     """Quarantine what cannot be read, keep only whole games, remove orphans; say what was done.
     ``run_dir``: a folder, or a store (records.store.open_store; a run on object storage)."""
     store = as_store(run_dir)
+    _refuse_if_held_above(store)
     if not isinstance(store, RunStore):
         return _repair_objects(store)
     run_dir = Path(store.root)
@@ -63,7 +75,7 @@ def repair(run_dir) -> RepairReport:
     kept: set[str] = set()
     listed: set[str] = set()
     for number in sorted(set().union(*(part_ids(run_dir, name) for name in TABLES))):
-        tables = {}
+        tables, unreadable = {}, None
         for name in TABLES:
             path = part_path(run_dir, name, number)
             if path.exists():
@@ -71,8 +83,12 @@ def repair(run_dir) -> RepairReport:
                 if why is None:
                     tables[name] = table
                 else:
+                    if name == "games":  # committed, unreadable: its games are no longer recorded
+                        unreadable = _game_ids_in(path)
                     _quarantine(report, path, name, why)
-        if "games" not in tables:  # nothing commits this part: its rows are orphans, removed below
+        if "games" not in tables:  # nothing commits this part (now): its rows are orphans, removed below
+            if unreadable is not None:  # its games were recorded: named by what still reads of the part
+                listed.update(unreadable | _game_ids(tables))
             continue
         listed.update(tables["games"].column("game_id").to_pylist())
         whole = _whole_games(tables, kept)
@@ -99,20 +115,23 @@ def _repair_objects(store) -> RepairReport:
     with tempfile.TemporaryDirectory(prefix="azul-repair-") as scratch:
         for number in store.committed():
             commit = store.commit_of(number)
-            tables, why = {}, {}
+            tables, why, salvaged = {}, {}, set()
             for name in TABLES:
                 path = Path(scratch) / f"{name}.parquet"
                 try:
                     path.write_bytes(store.part_data(number, name, commit))
                     table, problem = _read_part(path, name)
+                    if problem is not None and name == "games":
+                        salvaged = _game_ids_in(path)
                 except ValueError as exc:
                     table, problem = None, str(exc).split(": ", 1)[1]
                 if problem is None:
                     tables[name] = table
                 else:
                     why[name] = problem
-            if "games" in tables:
-                listed.update(tables["games"].column("game_id").to_pylist())
+            # a committed part's games, named by what reads of it when its games table does not
+            listed.update(tables["games"].column("game_id").to_pylist() if "games" in tables
+                          else salvaged | _game_ids(tables))
             if why:
                 report.quarantined.extend(store.quarantine(number, why))
                 continue
@@ -139,6 +158,58 @@ def drop_duplicate_games(run_dir: str | Path) -> RepairReport | None:
     if pc.count_distinct(ids).as_py() == len(ids):
         return None
     return repair(store)
+
+
+def _game_ids(tables: dict[str, pa.Table]) -> set[str]:
+    """The ids of the games that rows of these tables (of one part) belong to."""
+    return {g for t in tables.values() for g in t.column("game_id").unique().to_pylist() if g is not None}
+
+
+def _game_ids_in(path: Path) -> set[str]:
+    """The ``game_id`` column of a part that does not read whole, where that column still reads
+    (damage in another column's pages), else nothing (a foreign file names no game of the run)."""
+    if part_problem(path, "games") is not None:
+        return set()
+    try:
+        return {g for g in read_verified(path, columns=["game_id"]).column("game_id").to_pylist() if g is not None}
+    except (pa.ArrowException, OSError, ValueError, KeyError):
+        return set()
+
+
+class HeldAbove(RunInUse):
+    """The run holding this one (one or two levels up: a training run) is being played by another
+    process (``pid``: as its lock records it, with the host on object storage)."""
+
+    def __init__(self, run, above, pid: str):
+        RuntimeError.__init__(self, f"{run}: the run that holds it, {above}, is being played by a driver "
+                                    f"(pid {pid}), which reads and resumes the runs it holds: repair it "
+                                    "once that driver has stopped")
+        self.pid = pid
+
+
+def _refuse_if_held_above(store) -> None:
+    """``HeldAbove`` when the lock of a folder (or prefix) one or two levels above the run is held
+    by another live process: a run nested in a training run whose driver is playing."""
+    if is_url(str(store.root)):
+        url, ups = store.url, []
+        for _ in range(2):
+            if not url.prefix:
+                break
+            url = S3Url(url.bucket, url.prefix.rpartition("/")[0])
+            ups.append(str(url))
+        mine = f"{os.getpid()} on {socket.gethostname()}"
+    else:  # the folders above as the run was named where it names them, else from the root
+        root, full = Path(store.root), Path(store.root).resolve()
+        ups = [str(root.parents[k] if len(root.parts) > k + 1 else up)
+               for k, up in enumerate((full.parent, full.parent.parent)) if up != full]
+        mine = str(os.getpid())
+    for up in dict.fromkeys(ups):
+        try:
+            holder = open_store(up).holder()
+        except OSError:  # a folder or prefix above that this user may not read: no run of theirs
+            continue
+        if holder is not None and holder != mine:
+            raise HeldAbove(store.root, up, holder)
 
 
 def _read_part(path: Path, name: str) -> tuple[pa.Table | None, str | None]:
