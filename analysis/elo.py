@@ -7,7 +7,10 @@ with a tiny ridge so that a bot that never wins still gets a finite rating). The
 ``rating +- 1.96 se`` with the jackknife's standard error over deals, and ``superiority`` comes from
 a bootstrap over deals: a deal (the games sharing ``table`` and ``deal``, i.e. one deal played in
 every seat arrangement) is left out or resampled whole, because its games share their luck
-(analysis/bootstrap.py; docs/analysis.md has the measured coverage).
+(analysis/bootstrap.py; docs/analysis.md has the measured coverage). An interval that would
+measure nothing is not given (``low`` and ``high`` NaN, ``measured``): every one when the games
+come from fewer than ``MIN_DEALS`` deals, and one whose ends meet because every fit over the deals
+agrees (the results do not vary from deal to deal: too few games), the anchor's aside.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from .stats import SEAT_COLUMNS, bot_codes, faulted, game_seats
 from .totals import seat_outcomes
 
 SCALE = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
+MIN_DEALS = 2  # the fewest deals an interval over deals is made from: one deal has no spread to measure
 
 
 @dataclass
@@ -30,13 +34,16 @@ class EloFit:
     mover's edge in Elo points with its interval, ``superiority``: per pair of bots (``bot``,
     ``other``) the share ``los`` of bootstrap fits in which ``bot`` is rated above ``other``, and ``unbounded``: the bots whose
     likelihood has no maximum (they won every game, or none), rated only by the ridge;
-    ``interval``: the method of the intervals."""
+    ``interval``: the method of the intervals; ``deals``: how many deals the games come from. A
+    ``low`` and ``high`` of NaN: no interval (``bootstrap=0``, or one that would measure nothing:
+    ``measured``)."""
     table: pl.DataFrame
     first_move: tuple[float, float, float]
     superiority: pl.DataFrame
     bootstrap: int
     unbounded: list[str]  # bots that won every game or none: the ridge sets their ratings
     interval: str = "jackknife"  # how low and high were made (analysis.bootstrap.INTERVALS)
+    deals: int = 0  # the deals the games come from (fewer than MIN_DEALS: no interval at all)
 
 
 def _pair_games(results: pl.DataFrame, games: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -177,8 +184,9 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
         return np.concatenate([centre_ratings(t, n, a_idx, anchor_value), t[:, n:] * SCALE], axis=1)
 
     samples = jackknife = np.empty((0, n + 1))
+    codes = deal_codes(pairs["cluster"])
     if bootstrap:
-        codes, cell = deal_codes(pairs["cluster"]), i0 * n + i1
+        cell = i0 * n + i1
         per_w = per_deal(codes, cell, np.ones(len(s)), n * n)
         per_ws = per_deal(codes, cell, s, n * n)
         samples = np.concatenate([fits(c, per_w, per_ws)
@@ -188,6 +196,8 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
             jackknife = fits(jackknife_counts(group_w.shape[0]), group_w, group_ws)
     estimate = np.append(rating, edge)
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
+    deals = int(codes.max()) + 1 if len(codes) else 0
+    low, high = measured(low, high, deals, a_idx)
 
     table = seats_ratings_table(seats, bots, rating, low[:n], high[:n])
     order = [index[b] for b in table["bot"].to_list()]
@@ -198,7 +208,23 @@ def fit_elo(results: pl.DataFrame, games: pl.DataFrame, *, anchor: str | None = 
     played = np.bincount(i0[other], minlength=n) + np.bincount(i1[other], minlength=n)
     unbounded = [b for b, p, g in zip(bots, points, played) if p == 0 or p == g]
     return EloFit(table, (float(edge), float(low[n]), float(high[n])), superiority, bootstrap,
-                  unbounded, interval)
+                  unbounded, interval, deals)
+
+
+def measured(low: np.ndarray, high: np.ndarray, deals: int, pinned: int | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals ``low``..``high`` (a column each) that measure something; NaN for the others:
+    every one with fewer than ``MIN_DEALS`` deals, and one whose ends meet (every leave-out or
+    resampled fit agrees: the results do not vary from deal to deal, too few games to measure how
+    they might), except column ``pinned`` (the anchor's: fixed by definition, not measured)."""
+    low, high = np.array(low, dtype=float), np.array(high, dtype=float)
+    if deals < MIN_DEALS:
+        return np.full_like(low, np.nan), np.full_like(high, np.nan)
+    flat = np.abs(high - low) <= 1e-9 * np.maximum(1.0, np.abs(low) + np.abs(high))
+    if pinned is not None:
+        flat[pinned] = False
+    low[flat], high[flat] = np.nan, np.nan
+    return low, high
 
 
 def superiority_table(bots: list[str], order: list[int], samples: np.ndarray | None) -> pl.DataFrame:

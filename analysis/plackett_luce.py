@@ -29,7 +29,7 @@ import polars as pl
 
 from .bootstrap import (INTERVALS, check_count, deal_codes, interval as bootstrap_interval,
                         jackknife_counts, jackknife_groups, per_deal, resample_batches)
-from .elo import (SCALE, EloFit, centre_ratings, check_anchor_value, seats_ratings_table,
+from .elo import (SCALE, EloFit, centre_ratings, check_anchor_value, measured, seats_ratings_table,
                   superiority_table)
 from .stats import SEAT_COLUMNS, bot_codes, game_seats
 
@@ -225,6 +225,8 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
             jackknife = fits(jackknife_counts(groups.shape[0]), groups)
     estimate = np.concatenate([rating, edges])
     low, high = bootstrap_interval(interval, samples, estimate, jackknife, level)
+    deals = int(deal_codes(per_game["cluster"]).max()) + 1 if per_game.height else 0
+    low, high = measured(low, high, deals, a_idx)  # none where they would measure nothing
 
     table = seats_ratings_table(seats, bots, rating, low[:n], high[:n])
     superiority = superiority_table(bots, [index[b] for b in table["bot"].to_list()],
@@ -241,4 +243,4 @@ def fit_plackett_luce(results: pl.DataFrame, games: pl.DataFrame, *, num_players
     lasts = np.bincount(mixed[alone_last[distinct]], minlength=n)
     unbounded = [b for b, g, f, l in zip(bots, played, firsts, lasts) if g in (f, l)]
     return PlackettLuceFit(table, (float(edges[p]), float(low[n + p]), float(high[n + p])),
-                           superiority, bootstrap, unbounded, interval, num_players=p, seats=seats)
+                           superiority, bootstrap, unbounded, interval, deals, num_players=p, seats=seats)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from . import stats
-from .elo import EloFit, check_anchor_value, fit_elo
+from .elo import MIN_DEALS, EloFit, check_anchor_value, fit_elo
 from .plackett_luce import fit_plackett_luce
 
 
@@ -31,11 +31,28 @@ def withheld_bots(results: pl.DataFrame, games: pl.DataFrame) -> list[str]:
 
 def intervals_text(fit: EloFit) -> str:
     """What a fit's intervals are, as a table's header says it: the method that made them, or
-    that there are none (``bootstrap=0``)."""
+    that there are none (``bootstrap=0``, or too few deals: ``no_interval``)."""
     if fit.bootstrap == 0:
         return "no intervals (--bootstrap 0)"
+    if fit.deals < MIN_DEALS:
+        return f"no 95% intervals: too few deals ({_deals(fit)}; an interval takes {MIN_DEALS} or more)"
     how = "a jackknife" if fit.interval == "jackknife" else f"a {fit.interval} bootstrap"
     return f"95% intervals by {how} over deals"
+
+
+def no_interval(fit: EloFit, short: bool = False) -> str:
+    """Why a rating or an edge of ``fit`` has no interval (its ``low`` and ``high`` NaN), in words
+    (``short``: as a table's cell says it): the intervals were not asked for, the games come from
+    too few deals, or (``analysis.elo.measured``) its results do not vary from deal to deal."""
+    if fit.bootstrap == 0:
+        return "-" if short else "no interval (--bootstrap 0)"
+    if fit.deals < MIN_DEALS:
+        return "too few deals" if short else f"too few deals for an interval: {_deals(fit)}, it takes {MIN_DEALS}"
+    return "too few games" if short else "too few games for an interval: its results do not vary from deal to deal"
+
+
+def _deals(fit: EloFit) -> str:
+    return f"{fit.deals} deal{'' if fit.deals == 1 else 's'}"
 
 
 def unbounded_reason(players: int) -> str:

@@ -26,6 +26,7 @@ from records.columns import TABLES
 from records.folder import folder_run_ids
 from records.parts import PART
 from records.store import RunStore, local_run
+from records.urls import shown
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def check_runs(run_dirs: str | Path | Iterable[str | Path] | Runs) -> Runs:
     for d in map(local_run, run_dirs):
         key = d.resolve()
         if key in seen:
-            notes.append(f"{d}: the same folder as {seen[key]}, read once")
+            notes.append(f"{shown(d)}: the same folder as {shown(seen[key])}, read once")
             continue
         seen[key] = d
         dirs.append(d)
@@ -80,15 +81,16 @@ def check_runs(run_dirs: str | Path | Iterable[str | Path] | Runs) -> Runs:
     for d in dirs:
         if not d.is_dir():
             raise ValueError(f"{d}: not a folder")
-        if not RunStore(d).part_files("games"):
-            raise ValueError(f"{d}: no game records (no games/*.parquet)")
+        if not RunStore(d).part_files("games"):  # a run on object storage: named by its URL
+            raise ValueError(f"{d}: no game records (no games/*.parquet)" if shown(d) == str(d)
+                             else f"{shown(d)}: no game records there (no committed part)")
         check_run_dir(d)
         for run_id in sorted(folder_run_ids(d)):
             if run_id in owner:
-                raise ValueError(f"{owner[run_id]} and {d} hold the same run (run_id {run_id!r}), so their "
-                                 "games cannot be told apart: a copy of one folder, or two runs of a league "
-                                 "made before run ids were unique (docs/league.md, Run ids); read them "
-                                 "one at a time")
+                raise ValueError(f"{shown(owner[run_id])} and {shown(d)} hold the same run (run_id "
+                                 f"{run_id!r}), so their games cannot be told apart: a copy of one folder, or "
+                                 "two runs of a league made before run ids were unique (docs/league.md, Run "
+                                 "ids); read them one at a time")
             owner[run_id] = d
     files = {name: tuple(tuple(RunStore(d).part_files(name)) for d in dirs) for name in TABLES}
     return Runs(tuple(dirs), files, tuple(notes))

@@ -28,7 +28,7 @@ from .bootstrap import check_count
 from .ratings import forfeited_by_players, rate_by_players, unbounded_reason
 from .records import Runs, check_runs, read_records, reading
 from .sections import SECTIONS, Context, Section
-from .sections.format import esc, interval, md_cell
+from .sections.format import esc, interval, md_cell, signed
 from .sections.ratings import rated
 
 FILES = REPORT_FILES
@@ -114,8 +114,10 @@ def _newest(runs: Runs) -> str:
 # ---------------------------------------------------------------- elo.csv
 def elo_frame(report: Report) -> pl.DataFrame:
     """bot, num_players, games, rating, low, high, score_share: every player count, best first
-    (a withheld bot's rating, low and high empty, as in the report)."""
-    frames = [rated(report, n).with_columns(pl.lit(n, dtype=pl.Int64).alias("num_players"))
+    (a withheld bot's rating, low and high empty, as in the report; low and high empty where
+    there is no interval: ``--bootstrap 0``, too few deals or games)."""
+    frames = [rated(report, n).with_columns(pl.lit(n, dtype=pl.Int64).alias("num_players"),
+                                            pl.col("low", "high").fill_nan(None))  # no interval: empty
               .select("bot", "num_players", "games", "rating", "low", "high", "score_share")
               for n in sorted(report.ratings)]
     return pl.concat(frames) if frames else pl.DataFrame()
@@ -138,7 +140,7 @@ def headline(report: Report) -> str:
         within = "" if span == "-" else f", 95% {span}"
         if top["bot"] in report.ratings[n].unbounded:  # the ridge sets its rating and interval
             within += f"; a bound only: it {unbounded_reason(n)}"
-        parts.append(f"{n} players: {top['bot']} ({top['rating']:+.0f} Elo{within}, "
+        parts.append(f"{n} players: {top['bot']} ({signed(top['rating'])} Elo{within}, "
                      f"{top['games']:,} games)")
     return "leader: " + "; ".join(parts)
 

@@ -53,7 +53,8 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="The bootstrap's seed.")]
 
 
 def _num(x: float | None, digits: int = 1) -> float | None:
-    return finite(x, digits)
+    value = finite(x, digits)
+    return None if value is None else value + 0.0  # never -0.0
 
 
 OpenSkillOpt = Annotated[bool, typer.Option(
@@ -90,6 +91,8 @@ def elo(run_dirs: RunDirs, format: FormatOpt = Format.table, anchor: AnchorOpt =
 
         frame = pl.concat([t.select(pl.lit(n, dtype=pl.Int64).alias("num_players"), pl.all())
                            for n, t in tables.items()])
+        # no interval (too few deals or games, --bootstrap 0): low and high empty, as a withheld bot's
+        frame = frame.with_columns(pl.col("low", "high").fill_nan(None))
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
         print_json([_json_entry(n, fit, tables[n], anchor, bootstrap, seed, hidden, forfeited)
@@ -108,6 +111,14 @@ def _with_openskill(table, records, players: int):
 
 def _anchored(fit, anchor: str | None) -> str | None:
     return anchor if anchor is not None and anchor in fit.table["bot"].to_list() else None
+
+
+def _whole(x: float, sign: bool = False) -> str:
+    """Elo points as a whole number, never ``-0`` (``sign``: ``+`` before a positive one)."""
+    if not math.isfinite(x):
+        return "-"
+    points = round(x)
+    return f"{points:+d}" if sign else f"{points:d}"
 
 
 def _interval(value: float, low: float, high: float) -> dict:
@@ -130,7 +141,7 @@ def _json_entry(players: int, fit, table, anchor: str | None, bootstrap: int, se
     superiority: dict[str, dict] = {}
     for row in fit.superiority.iter_rows(named=True):
         superiority.setdefault(row["bot"], {})[row["other"]] = finite(row["los"])
-    entry.update({"superiority": superiority,
+    entry.update({"superiority": superiority, "deals": fit.deals,
                   "unbounded": [b for b in fit.unbounded if b not in hidden],
                   "withheld": [b for b in table["bot"].to_list() if b in hidden],
                   "bootstrap": bootstrap, "seed": seed,
@@ -144,7 +155,7 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     from rich.console import Console
     from rich.table import Table
 
-    from analysis.ratings import edge_withheld, intervals_text, unbounded_reason
+    from analysis.ratings import edge_withheld, intervals_text, no_interval, unbounded_reason
 
     here = _anchored(fit, anchor)
     where = f"{here} at {anchor_value:g}" if here else "mean bot at 0"
@@ -160,9 +171,10 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
     for name, justify in columns + ([("mu", "right"), ("sigma", "right")] if skill else []):
         table.add_column(name, justify=justify)
     for i, row in enumerate(frame.iter_rows(named=True), 1):
-        interval = ("-" if row["low"] is None or math.isnan(row["low"])
-                    else f"{row['low']:.0f} .. {row['high']:.0f}")
-        rating = "withheld" if row["rating"] is None else f"{row['rating']:.0f}"
+        interval = ("-" if row["rating"] is None else no_interval(fit, short=True)
+                    if row["low"] is None or math.isnan(row["low"])
+                    else f"{_whole(row['low'])} .. {_whole(row['high'])}")
+        rating = "withheld" if row["rating"] is None else _whole(row["rating"])
         cells = [str(i), row["bot"], f"{row['games']:,}", rating, interval,
                  f"{row['score_share']:.1%}"]
         if skill:
@@ -170,8 +182,10 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
         table.add_row(*cells)
     print_table(table, console)
 
-    def span(low: float, high: float) -> str:
-        return "" if math.isnan(low) else f" (95%: {low:.0f} .. {high:.0f})"
+    def span(low: float, high: float) -> str:  # in words where there is no interval
+        if not math.isnan(low):
+            return f" (95%: {_whole(low)} .. {_whole(high)})"
+        return "" if fit.bootstrap == 0 else f" ({no_interval(fit)})"
 
     if edge_withheld(forfeited, players):
         what = "first mover's edge" if players == 2 else "seat edges"
@@ -179,16 +193,21 @@ def _print_table(players: int, fit, frame, anchor: str | None, anchor_value: flo
                       f"{forfeited[players]:.0%} of the games ended by a forfeit", soft_wrap=True)
     elif players == 2:
         edge, low, high = fit.first_move
-        console.print(f"first mover's edge: {edge:+.0f}{span(low, high)}", soft_wrap=True)
+        console.print(f"first mover's edge: {_whole(edge, sign=True)}{span(low, high)}", soft_wrap=True)
     else:
-        edges = ", ".join(f"seat {r['seat']} {r['edge']:+.0f}{span(r['low'], r['high'])}"
-                          for r in fit.seats.iter_rows(named=True))
-        console.print(f"seat edges over the mean seat: {edges}", soft_wrap=True)
+        rows = list(fit.seats.iter_rows(named=True))
+        none = all(math.isnan(r["low"]) for r in rows)  # no interval at all: why, said once
+        edges = ", ".join(f"seat {r['seat']} {_whole(r['edge'], sign=True)}"
+                          f"{'' if none else span(r['low'], r['high'])}" for r in rows)
+        console.print(f"seat edges over the mean seat: {edges}{span(math.nan, math.nan) if none else ''}",
+                      soft_wrap=True)
     for bot in (b for b in frame["bot"].to_list() if b in hidden):
         console.print(f"note: {bot}: rating withheld, it forfeited more than half its games "
                       "(azul league status, the report's Faults)", soft_wrap=True)
+    spans = dict(zip(frame["bot"].to_list(), frame["low"].to_list()))
     for bot in (b for b in fit.unbounded if b not in hidden):
-        console.print(f"note: {bot} {unbounded_reason(players)}: its rating and interval are only a "
+        what = "rating is" if spans.get(bot) is None or math.isnan(spans[bot]) else "rating and interval are"
+        console.print(f"note: {bot} {unbounded_reason(players)}: its {what} only a "
                       "bound (set by the fit's ridge)", soft_wrap=True)
 
 

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from .columns import REQUIRED, TABLES
 from .names import CONFIG_FILE, RUN_FILE
 from .parts import parquet_files, part_ids, part_path
-from .urls import is_url
+from .urls import is_url, shown
 
 
 class DamagedRecords(ValueError):
@@ -32,6 +32,13 @@ class DamagedRecords(ValueError):
         def kept(where):  # a run on object storage is named by its URL (a Path would make s3:/ of s3://)
             return str(where) if is_url(str(where)) else Path(where)
 
+        url = shown(run_dir) if not is_url(str(run_dir)) else str(run_dir)
+        if url != str(run_dir):  # a run's local view (records/s3store.py): named by the run's URL
+            try:
+                path = f"{url}/{Path(path).relative_to(run_dir).as_posix()}"
+                run_dir = url
+            except ValueError:
+                pass
         self.run_dir, self.path, self.why = kept(run_dir), kept(path), why
         super().__init__(f"{path}: {why}; repair the run with `azul league repair {run_dir}` "
                          "(or finish it with `azul league run CONFIG --resume`)")

@@ -143,8 +143,8 @@ class Objects:
                                        "(AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile)") from None
             except botocore.exceptions.ClientError as e:
                 code, status = _code(e)
-                if code == "NoSuchBucket":
-                    raise ObjectStoreError(f"{place}: {what}: no bucket {self.url.bucket!r}") from None
+                if code == "NoSuchBucket":  # the bucket of the URL as typed, not of one object
+                    raise ObjectStoreError(f"{self.url}: {what}: no bucket {self.url.bucket!r}") from None
                 if status == 412 or code == "PreconditionFailed":
                     return None, 412, landed
                 if status == 404 or code == "NoSuchKey":

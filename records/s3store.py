@@ -37,13 +37,15 @@ from .folder import replace_bytes
 from .names import LOCK_FILE, QUARANTINE
 from .objects import Objects, S3Url, parse_url
 from .parts import PART, part_bytes, part_name, part_tables
+from .urls import VIEW_SMALL, VIEW_URL
 
 COMMITS = "_commits/"  # a part's commit: _commits/<id>.json
 STAGED = "_staged/"  # a part's tables before its commit: _staged/<id>.<random>/<table>.parquet
 VIEW_COMMITS = ".commits.json"  # in a view: the commit (ETag) each downloaded part came from
-VIEW_SMALL = ".small.json"  # in a view: the ETag of each small file downloaded
 VIEW_LOCK = ".view.lock"  # in a view: held (flock) by the process refreshing it
-VIEW_FILES = ("url.txt", VIEW_COMMITS, VIEW_SMALL, VIEW_LOCK)  # the view's own files, not the run's
+# the view's own files, not the run's (VIEW_URL: the run's URL, by which readers name the view;
+# VIEW_SMALL: the ETag of each small file downloaded)
+VIEW_FILES = (VIEW_URL, VIEW_COMMITS, VIEW_SMALL, VIEW_LOCK)
 
 
 def cache_root() -> Path:
@@ -278,8 +280,8 @@ class S3RunStore:
         """``view``'s work, under the view's lock."""
         from .checks import DamagedRecords
 
-        if not (folder / "url.txt").exists():
-            replace_bytes(folder / "url.txt", (str(self.url) + "\n").encode())
+        if not (folder / VIEW_URL).exists():
+            replace_bytes(folder / VIEW_URL, (str(self.url) + "\n").encode())
         small = {n: e for n, (e, _) in self.objects.entries("", delimiter=True).items() if n != LOCK_FILE}
         had_small = _json_in(folder / VIEW_SMALL)
         for path in folder.iterdir():

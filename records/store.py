@@ -26,7 +26,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .folder import lock_holder, replace_bytes, take_lock
-from .urls import is_url
+from .urls import as_typed, is_url
 from .parts import all_part_ids, committed_parts, has_records, parquet_files, write_part
 
 
@@ -147,15 +147,13 @@ def as_store(run: str | Path | RunStore):
 
 def open_store(where: str | Path):
     """The store of a run, from ``--out``/a RUN argument: an ``s3://BUCKET/PREFIX`` URL (or the
-    ``s3:/BUCKET/PREFIX`` a command's Path option leaves of one) is a run on object storage
-    (records/s3store.py), anything else a local folder, taken as it is."""
+    ``s3:/BUCKET/PREFIX`` a command's Path option leaves of one: ``urls.as_typed``) is a run on
+    object storage (records/s3store.py), anything else a local folder, taken as it is."""
     text = str(where)
     if is_url(text):
         from .s3store import S3RunStore
 
-        if text.startswith("s3:/") and not text.startswith("s3://"):
-            text = "s3://" + text[len("s3:/"):]
-        return S3RunStore(text)
+        return S3RunStore(as_typed(text))  # s3:/B/P, or s3: (of s3://), as the URL typed
     return RunStore(where)
 
 

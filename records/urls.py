@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 SCHEME = "s3://"
 _BUCKET = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")  # S3's rule for a bucket's name
@@ -34,6 +35,17 @@ class S3Url:
 def is_url(text: str) -> bool:
     """Whether ``text`` means object storage (starts with ``s3:``): such a text is never a local path."""
     return str(text)[:3].lower() == "s3:"
+
+
+def as_typed(text: str) -> str:
+    """The URL as a person typed it, from what a command's Path option leaves of it (``s3:/B/P`` of
+    ``s3://B/P``, ``s3:`` of ``s3://``); any other text as it is."""
+    text = str(text)
+    if text == "s3:":
+        return SCHEME
+    if text.startswith("s3:/") and not text.startswith(SCHEME):
+        return SCHEME + text[len("s3:/"):]
+    return text
 
 
 def _shown(text: str) -> str:
@@ -71,3 +83,20 @@ def parse_url(text: str) -> S3Url:
     if prefix and any(part in ("", ".", "..") for part in prefix.split("/")):
         raise bad("an empty, '.' or '..' part in the prefix")
     return S3Url(bucket, prefix)
+
+
+# in a local view of a run on object storage (records/s3store.py): the run's URL, and the ETags of
+# the small files downloaded (both there in every view)
+VIEW_URL, VIEW_SMALL = "url.txt", ".small.json"
+
+
+def shown(folder) -> str:
+    """How a folder a reader reads is named to a person: for the local view of a run on object
+    storage (records/s3store.py, ``S3RunStore.view``), the run's ``s3://`` URL, never the private
+    cache folder; else the folder as it is."""
+    text = str(folder)
+    try:
+        url = (Path(folder) / VIEW_URL).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return text
+    return url if url.startswith(SCHEME) and (Path(folder) / VIEW_SMALL).exists() else text

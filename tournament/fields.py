@@ -14,7 +14,7 @@ import unicodedata
 from typing import Any
 
 from engine.errors import field_name, shown
-from records.urls import is_url, parse_url
+from records.urls import as_typed, is_url, parse_url
 
 from .scheduler import arrangements
 
@@ -126,9 +126,8 @@ def _out(value: Any, where: str) -> str:
         raise _FieldError(where, f"must be a folder name, not {shown(value)}")
     # s3://B/P, or as a command's Path option leaves it, s3:/B/P: never a local folder named "s3:"
     if is_url(value):
-        text = "s3://" + value[len("s3:/"):] if value.startswith("s3:/") and not value.startswith("s3://") else value
         try:
-            return str(parse_url(text))
+            return str(parse_url(as_typed(value)))
         except ValueError as exc:
             raise _FieldError(where, str(exc)) from None
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):

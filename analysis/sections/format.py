@@ -25,6 +25,17 @@ def interval(low: float | None, high: float | None, digits: int = 0) -> str:
     return f"{round(low, digits) + 0.0:.{digits}f} .. {round(high, digits) + 0.0:.{digits}f}"
 
 
+def signed(value: float, digits: int = 0) -> str:
+    """A number with its sign (``+12``, ``-3``), never ``-0``."""
+    return f"{round(value, digits) + 0.0:+.{digits}f}"
+
+
+def edge_text(edge: float, low: float, high: float, why: str) -> str:
+    """An edge in Elo points with its 95% interval, or ``why`` there is none (in words)."""
+    span = interval(low, high)
+    return f"{signed(edge)} Elo ({why if span == '-' else '95% ' + span})"
+
+
 def esc(value) -> str:
     """Text for HTML (quotes escaped too)."""
     return html.escape(str(value), quote=True)

@@ -8,10 +8,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import polars as pl
 
-from ..ratings import edge_withheld, intervals_text, unbounded_reason, withheld, withhold
+from ..ratings import edge_withheld, intervals_text, no_interval, unbounded_reason, withheld, withhold
 from ..plots import BLUE, GREY, STYLE, error_bars, figure, to_svg
 from .context import Context
-from .format import esc, html_table, interval, md_cell
+from .format import edge_text, esc, html_table, interval, md_cell
 
 
 def rated(ctx, players: int) -> pl.DataFrame:
@@ -68,8 +68,11 @@ class Ratings:
                                       "score share": ("score_share", 3)}))
             edge = fit.first_move[0] if fit.first_move else math.nan
             if not math.isnan(edge) and not hidden:
-                out.append(f"<p>{edge_name(n)}: {edge:+.0f} Elo (95% "
-                           f"{esc(interval(*fit.first_move[1:]))})</p>")
+                out.append(f"<p>{edge_name(n)}: {esc(edge_text(*fit.first_move, no_interval(fit)))}</p>")
+            unmeasured = [b for b, low in zip(table["bot"], table["low"])
+                          if low is not None and math.isnan(low) and fit.bootstrap]
+            if unmeasured:  # the table's low and high read "-": say why in words
+                out.append(f'<p class="note">{esc(", ".join(unmeasured))}: {esc(no_interval(fit))}</p>')
             bound = [b for b in fit.unbounded if b not in data["withheld"]]
             if bound:
                 out.append(f'<p class="note">{esc(unbounded_reason(n))} (rating and interval only a '
@@ -85,6 +88,8 @@ class Ratings:
             for i, r in enumerate(table.iter_rows(named=True), 1):
                 rating = "withheld" if r["rating"] is None else f"{r['rating']:.0f}"
                 span = interval(r["low"], r["high"])
+                if span == "-" and r["rating"] is not None:  # no interval: in words why
+                    span = no_interval(fit, short=True)
                 if r["rating"] is not None and r["bot"] in fit.unbounded:
                     span += " (a bound only)"
                 out.append(f"| {i} | {md_cell(r['bot'])} | {rating} | {span} | {r['games']:,} |")

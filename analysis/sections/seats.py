@@ -10,8 +10,8 @@ import polars as pl
 from .. import stats
 from ..plots import BLUE, GREY, STYLE, error_bars, to_svg
 from .context import Context
-from .format import esc, html_table, interval
-from ..ratings import edge_withheld
+from .format import edge_text, esc, html_table
+from ..ratings import edge_withheld, no_interval
 from .ratings import edge_name
 
 
@@ -52,8 +52,8 @@ def seat_lines(ctx: Context, seats: pl.DataFrame) -> list[str]:
         elif n in ctx.ratings:
             edge, low, high = ctx.ratings[n].first_move
             if not math.isnan(edge):
-                lines.append(f"{edge_name(n)} ({n} players): {edge:+.0f} Elo (95% "
-                             f"{interval(low, high)})")
+                lines.append(f"{edge_name(n)} ({n} players): "
+                             f"{edge_text(edge, low, high, no_interval(ctx.ratings[n]))}")
         for between, games in (("all", "games"), ("equal", "games between equal bots")):
             row = seats.filter(pl.col("bot").is_null() & (pl.col("num_players") == n)
                                & (pl.col("seat") == 0) & (pl.col("between") == between))
