@@ -154,6 +154,9 @@ def test_elo_over_one_deal_says_there_is_no_interval_in_words(one_deal, tmp_path
     assert csv[0] == "bot,num_players,games,rating,low,high,score_share" and all(",,," in r for r in csv[1:]), csv
     html = (tmp_path / "report" / "report.html").read_text()
     assert "too few deals for an interval: 1 deal, it takes 2" in html and "-0 Elo" not in html
+    for text in (summary, html):  # the marker's effect: no nan, no -0.0%, no zero-width interval
+        assert "nan" not in text.lower() and "-0.0%" not in text, text
+        assert not re.search(r"95% ([+-]?\d+\.\d%) \.\. \1", text), text
 
 
 def test_an_interval_whose_ends_meet_is_none_but_the_anchors():

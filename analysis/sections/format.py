@@ -25,6 +25,21 @@ def interval(low: float | None, high: float | None, digits: int = 0) -> str:
     return f"{round(low, digits) + 0.0:.{digits}f} .. {round(high, digits) + 0.0:.{digits}f}"
 
 
+def share_span(low: float | None, high: float | None) -> str:
+    """A 95% interval of shares (``95% +1.2% .. +3.4%``), or in words why there is none: too few
+    games (it is missing, or has no width); never ``nan`` or ``-0.0%``."""
+    if low is None or high is None or math.isnan(low) or math.isnan(high) \
+            or signed_share(low) == signed_share(high):
+        return "too few games for an interval"
+    return f"95% {signed_share(low)} .. {signed_share(high)}"
+
+
+def signed_share(value: float) -> str:
+    """A share with its sign (``+1.2%``), never ``-0.0%``."""
+    text = f"{value:+.1%}"
+    return "+0.0%" if text == "-0.0%" else text
+
+
 def signed(value: float, digits: int = 0) -> str:
     """A number with its sign (``+12``, ``-3``), never ``-0``."""
     return f"{round(value, digits) + 0.0:+.{digits}f}"

@@ -9,7 +9,7 @@ import polars as pl
 from ..marker import marker_effect, marker_summary, marker_timing
 from ..plots import BLUE, GREY, STYLE, error_bars, to_svg
 from .context import Context
-from .format import esc, html_table
+from .format import esc, html_table, share_span, signed_share
 
 SUMMARY = {  # the marker tables, with readable headers (docs/analysis.md, marker)
     "players": ("num_players", 0), "bot": ("bot", None), "rounds": ("rounds", 0),
@@ -55,8 +55,8 @@ def effect_lines(effect: pl.DataFrame | None) -> list[str]:
     if effect is None or effect.height == 0:
         return []
     return [f"taking the first-player marker ({r['num_players']} players): odds ratio "
-            f"{r['odds_ratio']:.2f}, win probability {r['marginal_effect']:+.1%} "
-            f"(95% {r['me_low']:+.1%} .. {r['me_high']:+.1%}; {r['games']:,} games)"
+            f"{r['odds_ratio']:.2f}, win probability {signed_share(r['marginal_effect'])} "
+            f"({share_span(r['me_low'], r['me_high'])}; {r['games']:,} games)"
             for r in effect.sort("num_players").iter_rows(named=True)]
 
 
