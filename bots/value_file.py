@@ -109,7 +109,11 @@ def model_path(name_or_path: str) -> Path:
     """The file a model's name (shipped, or an alias of one) or path reads."""
     name_or_path = ALIASES.get(name_or_path, name_or_path)
     path = models_folder() / (name_or_path + SUFFIX)
-    if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not path.is_file():
+    try:
+        shipped = path.is_file()
+    except OSError:  # a name too long for a file: no shipped model (reading it as a path says why)
+        shipped = False
+    if "/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(SUFFIX) or not shipped:
         return Path(name_or_path)
     return path
 

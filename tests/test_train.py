@@ -135,7 +135,7 @@ def test_start_records_without_games_of_the_runs_player_count_are_refused(tmp_pa
     ("selfplay: {opponents: [h]}", "selfplay.opponents[0]: unknown bot type 'h'"),
     ("start: {records: somewhere}", "start.records: must be a list of run folders"),
     ("start: {records: [no-such-run]}", "start.records[0]: no-such-run: no game records there"),
-    ("start: {model: no-such-model}", "model 'no-such-model' is neither a shipped model"),
+    ("start: {model: no-such-model}", "no-such-model' is neither a shipped model"),  # read from t.yaml's folder
     ("train: {hidden: [true]}", "hidden: must be a list of layer widths"),
     ("train: {base: best}", "train.base: must be one of current, last, not 'best'"),
     ("train: {average: 0}", "average: must be from 1 to 1000, not 0"),

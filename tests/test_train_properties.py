@@ -87,7 +87,7 @@ def test_the_bases_are_accepted(records, tmp_path):
     ({"selfplay": {"opponents": ["mcts:evaluator=value,model=" + "x" * 300]}},  # an OSError once
      "selfplay.opponents[0]: mcts: model 'xxx"),
     ({"out": "config.yaml"}, "config.yaml/p: Not a directory"),             # a file where the folder goes
-    ({"name": "x" * 300}, "File name too long"),
+    ({"name": "x" * 300}, "it is 300 characters long (a name is 1 to 128"),  # the one rule for names
 ])
 def test_a_path_that_cannot_be_used_is_refused_in_one_line(tmp_path, change, words):
     mapping = {**TRAIN, "generations": 0, **change}
