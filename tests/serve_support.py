@@ -38,6 +38,15 @@ def serving(runs: list[Path], play_out: Path):
         thread.join(10)
 
 
+@contextmanager
+def play_site(tmp: Path):
+    """A server of an empty runs/ under ``tmp`` whose table saves into ``tmp/played``: its base URL
+    and that folder."""
+    (tmp / "runs").mkdir()
+    with serving([tmp / "runs"], tmp / "played") as base:
+        yield base, tmp / "played"
+
+
 def get(url: str, method: str = "GET") -> tuple[int, str]:
     """The status and body of ``url``."""
     try:

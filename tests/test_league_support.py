@@ -180,6 +180,17 @@ def league(tmp: Path, bots: list, name: str = "t", **fields) -> dict:
     return data
 
 
+def finished_in_parts(tmp: Path, name: str) -> Path:
+    """A finished league of 12 games, random against greedy, in parts of 2 (part-000000 .. part-000005)."""
+    from tournament.config import parse_config
+    from tournament.runner import run_league
+
+    config = league(tmp, ["random", "greedy"], name=name, deals=6, batch_games=2, flush_seconds=0)
+    summary = run_league(parse_config(config), progress=False)
+    assert summary.complete and summary.total == 12
+    return Path(summary.run_dir)
+
+
 def subprocess_env() -> dict:
     """The environment for a league in a subprocess: the project and this folder importable."""
     env = dict(os.environ)

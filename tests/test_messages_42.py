@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from s3_server import s3_env, s3_server  # noqa: F401 (fixtures: out uses them)
-from test_league_support import league
+from test_league_support import finished_in_parts, league
 from test_s3_league import azul, out  # noqa: F401 (out: a fixture)
 
 from analysis.elo import MIN_DEALS, measured
@@ -33,11 +33,7 @@ from tournament.runner import run_league
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     """A finished league of 12 games in parts of 2 (part-000000 .. part-000005), in a folder."""
-    folder = tmp_path_factory.mktemp("m42")
-    config = league(folder, ["random", "greedy"], name="m42", deals=6, batch_games=2, flush_seconds=0)
-    summary = run_league(parse_config(config), progress=False)
-    assert summary.complete and summary.total == 12
-    return summary.run_dir
+    return finished_in_parts(tmp_path_factory.mktemp("m42"), "m42")
 
 
 def copied(run_dir, url: str):

@@ -17,9 +17,7 @@ from typer.testing import CliRunner
 
 from azul_cli.main import app
 from records.parts import part_path
-from test_league_support import league, subprocess_env
-from tournament.config import parse_config
-from tournament.runner import run_league
+from test_league_support import finished_in_parts, subprocess_env
 
 runner = CliRunner()
 
@@ -27,12 +25,9 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     """A finished league of 12 games in parts of 2 (part-000000 .. part-000005)."""
-    out = tmp_path_factory.mktemp("count")
-    config = league(out, ["random", "greedy"], name="cnt", deals=6, batch_games=2, flush_seconds=0)
-    summary = run_league(parse_config(config), progress=False)
-    assert summary.complete and summary.total == 12
-    assert part_path(summary.run_dir, "games", 5).exists()
-    return summary.run_dir
+    run_dir = finished_in_parts(tmp_path_factory.mktemp("count"), "cnt")
+    assert part_path(run_dir, "games", 5).exists()
+    return run_dir
 
 
 def counts(run_dir: Path) -> tuple[int, int]:

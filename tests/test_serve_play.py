@@ -11,7 +11,7 @@ import json
 
 import pytest
 from browser_support import browser, css, no_script_errors, open_page  # noqa: F401 (browser: a fixture)
-from serve_support import get, post, serving
+from serve_support import get, play_site, post, serving
 from typer.testing import CliRunner
 
 from azul_cli.main import app
@@ -24,10 +24,8 @@ HOSTILE = "<img src=x onerror=alert(1)> & \"you'"  # a name to show as itself, n
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("play")
-    (tmp / "runs").mkdir()
-    with serving([tmp / "runs"], tmp / "played") as base:
-        yield base, tmp / "played"
+    with play_site(tmp_path_factory.mktemp("play")) as served:
+        yield served
 
 
 def follow(driver, element) -> None:

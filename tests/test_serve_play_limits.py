@@ -9,7 +9,7 @@ import http.client
 import socket
 
 import pytest
-from serve_support import get, play_to_the_end, position, post, serving
+from serve_support import get, play_to_the_end, position, play_site, post
 
 import web.play_table
 from records.columns import COLUMNS
@@ -20,10 +20,8 @@ from web.play import MAX_FORM
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("limits")
-    (tmp / "runs").mkdir()
-    with serving([tmp / "runs"], tmp / "played") as base:
-        yield base, tmp / "played"
+    with play_site(tmp_path_factory.mktemp("limits")) as served:
+        yield served
 
 
 def games_in(play_out) -> int:
