@@ -22,6 +22,7 @@ metric gets a new point).
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -51,11 +52,33 @@ def default_uri(out: str | Path) -> str:
 
 
 def mlflow_client(uri: str):
-    """An MLflow client of ``uri``, its INFO lines off."""
+    """An MLflow client of ``uri``, its INFO lines off. A ``sqlite:///`` store that sqlite cannot
+    open (a folder, a file that is no database) is an OSError at once: MLflow itself retries
+    opening it with back-off for about 100 seconds before it fails."""
     from mlflow.tracking import MlflowClient
 
     quiet()
+    check_sqlite_store(uri)
     return MlflowClient(tracking_uri=uri)
+
+
+def check_sqlite_store(uri: str) -> None:
+    """An OSError naming the file when ``uri`` is a ``sqlite:///`` store whose file exists and
+    cannot be read as a database (one that does not exist yet is made by MLflow)."""
+    if not uri.startswith("sqlite:///"):
+        return
+    path = Path(uri[len("sqlite:///"):])
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise OSError(f"{path}: the MLflow store is not a file (a sqlite database)")
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as con:
+            con.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.Error as exc:
+        raise OSError(f"{path}: the MLflow store cannot be opened ({exc})") from None
 
 
 def start_run(client, uri: str, experiment: str, name: str) -> str:
