@@ -146,50 +146,27 @@ def status(run_dir: RunDirArg) -> None:
         fail(str(exc))
     console = Console(highlight=False, markup=False)
     console.print(status_line(kind, st), soft_wrap=True)
-    if "failures" in st.detail:
-        console.print(f"failures: {_failures(st.detail['failures'])}", soft_wrap=True)
-    for line in model_lines(st.models):
+    for line in st.lines():  # the kind's own: failures, the models' pins, a training run's lineage...
         console.print(line, soft_wrap=True)
-    if "lineage" in st.detail:  # a training run
-        lineage, planned = st.detail["lineage"], (st.detail["generations"] or 0) + 1
-        accepted = [r for r in lineage if r.get("accepted")]
-        current = accepted[-1].get("model") if accepted else "none"
-        console.print(f"lineage: {len(lineage)} of {planned} generations, accepted "
-                      f"{[r.get('generation') for r in accepted]}; the current model: {current}",
-                      soft_wrap=True, markup=False)
-    if st.detail.get("standings"):
-        from tournament.standings import BotStanding
-
-        print_table(_standings_table([BotStanding(**row) for row in st.detail["standings"]]), console)
-    _print_event(console, run_dir)
-
-
-def model_lines(models: dict[str, list[dict[str, str]]]) -> list[str]:
-    """``models: BOT reads MODEL (sha256 ...)``, a line a bot, of the models a run pinned."""
-    return [f"models: {bot} reads {pin.get('model')} (sha256 {pin.get('sha256')})"
-            for bot, pins in models.items() for pin in pins if isinstance(pin, dict)]
+    standings = st.detail.standings()
+    if standings:
+        print_table(_standings_table(standings), console)
+    _print_event(console, run_dir, kind)
 
 
 def status_line(kind, st) -> str:
-    """``<kind> NAME: X of T games recorded, <state>`` from a kind's ``RunStatus``."""
+    """``<kind> NAME: X of T games recorded, <state>`` from a kind's ``RunStatus`` (its detail
+    says the words that are its kind's own: ``until_decided``, ``complete``)."""
     if st.planned is not None:
         counted = f"{st.recorded:,} of {st.planned:,} games recorded"
     elif st.decides:  # an SPRT plays until it decides
-        counted = f"{st.recorded:,} games recorded: {kind.article} plays until it decides"
-        if "max_pairs" in st.detail:
-            most = st.detail["max_pairs"]
-            counted += f", at most {most:,} pairs ({2 * most:,} games)"
-        else:
-            counted += f" ({st.detail.get('note', 'its settings are unreadable')})"
+        counted = f"{st.recorded:,} games recorded: {kind.article} plays until it decides{st.detail.until_decided()}"
     else:
         counted = f"{st.recorded:,} games recorded (the total is unknown: the folder does not say)"
     if st.state == "running":
         state = f"being played now by a driver (pid {st.driver})"
     elif st.state == "finished":
-        test = st.detail.get("test")
-        state = "complete" if test is None else (
-            f"complete ({test['verdict']} after {test['pairs']:,} pairs)" if test["verdict"] != "undecided"
-            else f"complete (undecided after the most pairs, {st.detail['max_pairs']:,})")
+        state = st.detail.complete()
     else:
         state = f"incomplete (finish it with: {st.finish})"
     return f"{kind.label} {st.name}: {counted}, {state}"
@@ -254,27 +231,26 @@ def _ids(ids: list[str], shown: int = 4) -> str:
     return ", ".join(ids[:shown]) + (f" and {len(ids) - shown:,} more" if len(ids) > shown else "")
 
 
-def _failures(failures: dict[str, int]) -> str:
-    return ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items())) or "none"
-
-
 def _report(console: Console, summary: LeagueSummary) -> None:
+    from kinds import LEAGUE, failures_text
+
     _print_repair(console, summary.repair)
     rate = rate_text(summary.played, summary.play_s)  # over the playing time, shown beside it
     played = f"{summary.play_s:.1f} s of play ({rate}), " if rate else ""
     console.print(f"{summary.played:,} games played by {referee_text(summary.referee)} in "
                   f"{played}{summary.elapsed_s:.1f} s in all; "
-                  f"{summary.recorded:,} of {summary.total:,} recorded; failures: {_failures(summary.failures)}",
+                  f"{summary.recorded:,} of {summary.total:,} recorded; failures: {failures_text(summary.failures)}",
                   soft_wrap=True)
     console.print(f"records: {summary.run_dir}/ (games/, results/, moves/, rounds/ as Parquet; "
                   f"config.yaml{', standings.csv' if summary.complete else ''})", soft_wrap=True)
     if summary.standings:
         print_table(_standings_table(summary.standings), console)
-    _print_event(console, summary.run_dir)
+    _print_event(console, summary.run_dir, LEAGUE)
 
 
-def _print_event(console: Console, run_dir: Path) -> None:
-    """An event's own table (Swiss, bracket, gauntlet: azul_cli/event_table.py) as it stands."""
+def _print_event(console: Console, run_dir: Path, kind) -> None:
+    """An event's own table (Swiss, bracket, gauntlet: azul_cli/event_table.py) as it stands;
+    ``kind``: the run's, which says which games the table counts (``RunKind.event_results``)."""
     from analysis.events import event_settings, event_standings
     from records.store import local_run
 
@@ -285,14 +261,12 @@ def _print_event(console: Console, run_dir: Path) -> None:
 
     from .event_table import print_event
 
-    from kinds.league import finished_pairings
-
     try:
         records = read_records(run_dir)
     except (ValueError, OSError) as exc:  # the standings above said what they could
         console.print(f"the event's table cannot be read: {exc}", soft_wrap=True)
         return
-    results, unfinished = finished_pairings(run_dir, records)  # as the finished event's table counts
+    results, unfinished = kind.event_results(run_dir, records)  # as the finished event's table counts
     print_event(console, event_standings(run_dir, results, records["games"]))
     if unfinished:
         games = sum(u[2] for u in unfinished)

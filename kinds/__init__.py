@@ -1,7 +1,8 @@
 """The kinds of run, declared once (kinds/base.py; docs/architecture.md, "Run kinds").
 
     from kinds import finish_command, kind_of
-    kind_of("runs/quick").status(Path("runs/quick"))   # RunStatus: counts, state, the finishing command
+    st = kind_of("runs/quick").status(Path("runs/quick"))   # RunStatus: counts, state, the finishing command
+    st.lines(), st.detail.ahead(), st.detail.as_dict()   # its StatusDetail: the kind describes itself
 
 One module a kind, above the league driver (tournament/) and above learn/: ``league`` (a
 round-robin or an event format), ``sprt``, ``study``, ``tune`` (with its settings, ``tune_config``,
@@ -10,13 +11,15 @@ package registers them all.
 """
 from __future__ import annotations
 
-from .base import KINDS, RunKind, RunStatus, finish_command, kind_named, kind_of, parent_run, register
+from .base import (KINDS, NoteDetail, RunKind, RunStatus, StatusDetail, failures_text, finish_command, kind_named,
+                   kind_of, model_lines, parent_run, register)
 from .league import LEAGUE
 from .played import PLAYED
 from .sprt import SPRT
 from .study import STUDY
 from .train import TRAIN
-from .tune import TUNE
+from .tune import TUNE, tune_path
 
-__all__ = ["KINDS", "LEAGUE", "PLAYED", "SPRT", "STUDY", "TRAIN", "TUNE", "RunKind", "RunStatus", "finish_command",
-           "kind_named", "kind_of", "parent_run", "register"]
+__all__ = ["KINDS", "LEAGUE", "PLAYED", "SPRT", "STUDY", "TRAIN", "TUNE", "NoteDetail", "RunKind", "RunStatus",
+           "StatusDetail", "failures_text", "finish_command", "kind_named", "kind_of", "model_lines", "parent_run",
+           "register", "tune_path"]

@@ -5,7 +5,9 @@ study, a tune or a training run. Each kind is one ``RunKind`` object, registered
 (``register``), that says what the driver and the commands need to know of it: its settings
 file, the files it owns besides the driver's (``--fresh`` removes exactly the driver's and
 these), the command that finishes a stopped run of it, how many games it plans, and where a run
-of it stands as data (``status``: what ``azul league status`` prints and a web page can draw).
+of it stands (``status``), whose ``detail`` is a ``StatusDetail`` of that kind: it describes
+itself (the lines ``azul league status`` prints, the words of its status line, who is ahead on a
+web page, the JSON the web returns), so the commands and the web test no keys.
 The league driver (``tournament.runner.run_league``) plays a schedule into a folder and knows
 no kind: it is handed one (``RunKind`` satisfies its ``FolderKind``) and asks it.
 """
@@ -23,13 +25,74 @@ from records.store import as_store, open_store
 from records.urls import S3Url, is_url
 
 
+class StatusDetail:
+    """What a kind's status has besides the counts, described by the kind itself: a kind with
+    something to say subclasses it (``RunKind.detail`` returns one). The commands and the web ask
+    it, never its keys: ``lines`` (``azul league status``'s lines after its status line),
+    ``until_decided`` and ``complete`` (the words of the status line of a run that plays until it
+    decides, and of a finished one), ``standings`` (the table the status draws), ``ahead`` (who is
+    ahead, on the web's index and run page), ``parts`` (the run page's parts of this kind that the
+    web reads from the records) and ``as_dict`` (the ``detail`` of the web's JSON)."""
+
+    parts: tuple[str, ...] = ()  # e.g. an SPRT's "sprt_path"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {}
+
+    def lines(self, models: list[str]) -> list[str]:
+        """The lines printed after the status line; ``models``: the run's model lines
+        (``model_lines``), which the kind places among its own (by default: only they)."""
+        return list(models)
+
+    def until_decided(self) -> str:
+        """What follows "plays until it decides" in the status line of a kind that ``decides``."""
+        return " (its settings are unreadable)"
+
+    def complete(self) -> str:
+        """A finished run's state word(s) in the status line."""
+        return "complete"
+
+    def standings(self) -> list:
+        """The standings to draw as a table (``tournament.standings.BotStanding``); none by default."""
+        return []
+
+    def ahead(self) -> str | None:
+        """Who is ahead, in a few words (None: nothing to say)."""
+        return None
+
+
+class NoteDetail(StatusDetail):
+    """A detail that is only a note (an SPRT whose settings cannot be read)."""
+
+    def __init__(self, note: str):
+        self.note = note
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"note": self.note}
+
+    def until_decided(self) -> str:
+        return f" ({self.note})"
+
+
+def model_lines(models: dict[str, list[dict[str, str]]]) -> list[str]:
+    """``models: BOT reads MODEL (sha256 ...)``, a line a bot, of the models a run pinned."""
+    return [f"models: {bot} reads {pin.get('model')} (sha256 {pin.get('sha256')})"
+            for bot, pins in models.items() for pin in pins if isinstance(pin, dict)]
+
+
+def failures_text(failures: dict[str, int]) -> str:
+    """Failures by kind in a few words ("2 timeout, 1 error", or "none")."""
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items())) or "none"
+
+
 @dataclass
 class RunStatus:
     """Where a run stands, as data: ``recorded`` games of ``planned`` (None: the kind plays until
     it decides, or the folder no longer says), its ``state`` (``running`` while a driver holds
     the folder, ``finished``, else ``stopped``), the command that finishes it (None when finished),
     the pid of the driver playing it, and ``detail``: what that kind has besides (the standings,
-    an SPRT's LLR and bounds, a tune's parameters, a training run's lineage)."""
+    an SPRT's LLR and bounds, a tune's parameters, a training run's lineage), a ``StatusDetail``
+    that describes itself."""
 
     kind: str
     name: str
@@ -38,10 +101,15 @@ class RunStatus:
     state: str
     finish: str | None
     driver: str | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: StatusDetail = field(default_factory=StatusDetail)
     decides: bool = False  # the kind plays until a test decides (``RunKind.decides``)
     # each bot's models and their sha256 as the run started with them (run.json's ``models``)
     models: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The lines ``azul league status`` prints after its status line (the kind's, and the
+        models the run pinned, where the kind places them)."""
+        return self.detail.lines(model_lines(self.models))
 
 
 class RunKind:
@@ -74,9 +142,15 @@ class RunKind:
         """Whether the run is over (by default: every planned game recorded)."""
         return planned is not None and recorded >= planned
 
-    def detail(self, run_dir: Path) -> dict[str, Any]:
-        """What this kind's status has besides the counts (``RunStatus.detail``)."""
-        return {}
+    def detail(self, run_dir: Path) -> StatusDetail:
+        """What this kind's status has besides the counts (``RunStatus.detail``), describing itself."""
+        return StatusDetail()
+
+    def event_results(self, run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
+        """The ``results`` rows (``records``: a run's frames, analysis.records) its event's table
+        counts, and the pairings left out as unfinished (``kinds.league.finished_pairings``); by
+        default every row, none left out."""
+        return records["results"], []
 
     def nested_runs(self, run_dir: Path) -> list[str]:
         """The runs this one holds that have records, as paths relative to it (a kind that

@@ -10,7 +10,7 @@ from records.store import RunStore, as_store
 from records.urls import is_url
 from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
 
-from .base import RunKind, command_line, out_name_args, register
+from .base import RunKind, StatusDetail, command_line, failures_text, out_name_args, register
 
 
 def saved_config(run_dir: Path) -> LeagueConfig | None:
@@ -22,16 +22,42 @@ def saved_config(run_dir: Path) -> LeagueConfig | None:
         return None
 
 
-def standings_detail(run_dir: Path) -> dict[str, Any]:
-    """A league driver's run as it stands: each bot's standing (tournament.standings), and the
-    failures by kind; {} when the saved config cannot be read."""
+class StandingsDetail(StatusDetail):
+    """A league driver's run as it stands: each bot's standing (``tournament.standings.BotStanding``)
+    and the failures by kind. The status prints the failures and draws the standings; the leader
+    (of the bots with games against others) is ahead."""
+
+    def __init__(self, standings: list, failures: dict[str, int]):
+        self.rows, self.failures = list(standings), dict(failures)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"standings": [s.as_dict() for s in self.rows], "failures": dict(self.failures)}
+
+    def lines(self, models: list[str]) -> list[str]:
+        return [f"failures: {failures_text(self.failures)}", *models]
+
+    def standings(self) -> list:
+        return self.rows
+
+    def ahead(self) -> str | None:
+        played = [s for s in self.rows if s.games]  # a bot only in self-play: none counted
+        if not played:
+            return None
+        top = played[0]
+        elo = "" if top.elo is None else f", elo {top.elo:+.0f}"
+        return f"{top.bot} ({top.win_rate:.1%} win rate{elo})"
+
+
+def standings_detail(run_dir: Path) -> StatusDetail:
+    """A league driver's run as it stands (``StandingsDetail``); an empty detail when the saved
+    config cannot be read."""
     from tournament.standings import league_standings
 
     config = saved_config(run_dir)
     if config is None:
-        return {}
+        return StatusDetail()
     standings, tally = league_standings(run_dir, [b.name for b in config.bots])
-    return {"standings": [s.as_dict() for s in standings], "failures": dict(tally.failures)}
+    return StandingsDetail(standings, tally.failures)
 
 
 def finished_pairings(run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
@@ -77,8 +103,11 @@ class LeagueKind(RunKind):
         config = saved_config(run_dir)
         return None if config is None else config.total_games
 
-    def detail(self, run_dir: Path) -> dict[str, Any]:
+    def detail(self, run_dir: Path) -> StatusDetail:
         return standings_detail(run_dir)
+
+    def event_results(self, run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
+        return finished_pairings(run_dir, records)
 
 
 LEAGUE = register(LeagueKind())

@@ -32,7 +32,7 @@ from records.folder import run_kind
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, SPRT_FILE
 from records.store import as_store
 
-from .base import RunKind, command_line, out_and_name, register
+from .base import NoteDetail, RunKind, StatusDetail, command_line, out_and_name, register
 from tournament.backends import LeagueError
 from engine.errors import field_name, shown
 from engine.rules import VARIANTS
@@ -387,6 +387,32 @@ def load_sprt_file(path: str | Path) -> dict:
     return data
 
 
+class SprtDetail(StatusDetail):
+    """An SPRT as it stands: its test (``SprtResult.as_dict``: LLR, bounds, verdict, pairs...)
+    and the most pairs it plays; its run page draws the LLR's path (``sprt_path``)."""
+
+    parts = ("sprt_path",)
+
+    def __init__(self, test: dict, max_pairs: int):
+        self.test, self.max_pairs = test, max_pairs
+
+    def as_dict(self) -> dict:
+        return {"test": self.test, "max_pairs": self.max_pairs}
+
+    def until_decided(self) -> str:
+        return f", at most {self.max_pairs:,} pairs ({2 * self.max_pairs:,} games)"
+
+    def complete(self) -> str:
+        t = self.test
+        if t["verdict"] != "undecided":
+            return f"complete ({t['verdict']} after {t['pairs']:,} pairs)"
+        return f"complete (undecided after the most pairs, {self.max_pairs:,})"
+
+    def ahead(self) -> str | None:
+        t = self.test
+        return f"LLR {t['llr']:.2f} in [{t['lower']:.2f}, {t['upper']:.2f}] after {t['pairs']:,} pairs: {t['verdict']}"
+
+
 class SprtKind(RunKind):
     """An SPRT's run: a 2-player league of two bots played stage by stage until the test decides."""
 
@@ -418,11 +444,11 @@ class SprtKind(RunKind):
             return False
         return result.decision.verdict != "undecided" or result.decision.pairs >= result.settings["max_pairs"]
 
-    def detail(self, run_dir: Path) -> dict:
+    def detail(self, run_dir: Path) -> StatusDetail:
         result = self._result(run_dir)
         if result is None:
-            return {"note": f"its {SPRT_FILE} is unreadable"}
-        return {"test": result.as_dict(), "max_pairs": result.settings["max_pairs"]}
+            return NoteDetail(f"its {SPRT_FILE} is unreadable")
+        return SprtDetail(result.as_dict(), result.settings["max_pairs"])
 
     @staticmethod
     def _result(run_dir: Path) -> SprtResult | None:

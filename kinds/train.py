@@ -55,7 +55,7 @@ from tournament.config import ConfigError, parse_config, read_stored_yaml
 from tournament.runner import run_league, store_of
 from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
-from .base import RunKind, command_line, out_name_args, register
+from .base import RunKind, StatusDetail, command_line, out_name_args, register
 from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
 from .train_fit import fit_generation as _fit
 from .train_gate import describe, gate
@@ -380,6 +380,32 @@ def plot_curve(lineage: list[dict]) -> bytes:
     return png.getvalue()
 
 
+class LineageDetail(StatusDetail):
+    """A training run as it stands: the generations it plans (None: its settings are unreadable)
+    and its lineage (``lineage.json``'s rows), in one sentence after the models' lines; its last
+    generation is ahead."""
+
+    def __init__(self, generations: int | None, lineage: list[dict]):
+        self.generations, self.lineage = generations, lineage
+
+    def as_dict(self) -> dict:
+        return {"generations": self.generations, "lineage": self.lineage}
+
+    def accepted(self) -> list:
+        return [r.get("generation") for r in self.lineage if r.get("accepted")]
+
+    def lines(self, models: list[str]) -> list[str]:
+        accepted = [r for r in self.lineage if r.get("accepted")]
+        current = accepted[-1].get("model") if accepted else "none"
+        return [*models, f"lineage: {len(self.lineage)} of {(self.generations or 0) + 1} generations, accepted "
+                         f"{self.accepted()}; the current model: {current}"]
+
+    def ahead(self) -> str | None:
+        if not self.lineage:
+            return "no generation yet"
+        return f"generation {self.lineage[-1].get('generation')} of {self.generations}; accepted {self.accepted()}"
+
+
 class TrainKind(RunKind):
     """A training run: generations of self-play (a league), training and a gate (an SPRT, or a league at
     3 and 4 players), each generation's runs nested in ``gen-NNN/``; finishing the run finishes them."""
@@ -407,9 +433,9 @@ class TrainKind(RunKind):
         lineage, settings = self._lineage(run_dir), self._settings(run_dir)
         return settings is not None and len(lineage) > settings.get("generations", 0)
 
-    def detail(self, run_dir: Path) -> dict:
+    def detail(self, run_dir: Path) -> StatusDetail:
         settings = self._settings(run_dir) or {}
-        return {"generations": settings.get("generations"), "lineage": self._lineage(run_dir)}
+        return LineageDetail(settings.get("generations"), self._lineage(run_dir))
 
     @staticmethod
     def _lineage(run_dir: Path) -> list[dict]:

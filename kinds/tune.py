@@ -43,7 +43,7 @@ from tournament.scheduler import GameSpec, deal_seed, derive_seed, game_id, seat
 from tournament.stages import Results, Stage
 from tournament.tracking import logged
 
-from .base import RunKind, command_line, out_name_args, register
+from .base import RunKind, StatusDetail, command_line, out_name_args, register
 from .spsa import Spsa, rounded, steps, summary
 from .tune_config import SAVED, TuneConfig, parse_tune
 
@@ -279,6 +279,42 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     return run_id
 
 
+def tune_path(folder: Path) -> list[dict] | None:
+    """A tune's steps in its records (analysis/tune.py): theta at each step's start, the pairs by
+    its end; None unless the records are a tune's."""
+    from analysis.records import check_runs, connect
+    from analysis.tune import side_names, tune_steps
+
+    runs = check_runs(folder)
+    con = connect(runs)
+    try:
+        return tune_steps(con, side_names(folder))
+    finally:
+        con.close()
+
+
+class TuneDetail(StatusDetail):
+    """A tune as it stands: nothing besides the counts in its status; ahead, its final parameters
+    once it has finished (``tune.json``), else the parameters of its last step recorded."""
+
+    def __init__(self, run_dir: Path):
+        self.run_dir = run_dir
+
+    def ahead(self) -> str | None:
+        from analysis.tune import read_result
+
+        final = (read_result(self.run_dir) or {}).get("params")  # a finished tune's outcome
+        if final:
+            return "final " + ", ".join(f"{k}={v:.4g}" for k, v in final.items())
+        try:
+            steps = tune_path(self.run_dir)  # None unless the records are a tune's
+        except Exception:  # noqa: BLE001 - damaged records: the run page names the part
+            return None
+        if steps:
+            return "theta " + ", ".join(f"{k}={v:.4g}" for k, v in steps[-1]["theta"].items())
+        return None
+
+
 class TuneKind(RunKind):
     """A tune's run: SPSA steps, each a stage of game pairs (``TuneSchedule``)."""
 
@@ -299,6 +335,9 @@ class TuneKind(RunKind):
             return parse_tune(data, store.where(TUNE_FILE)).total_games if isinstance(data, dict) else None
         except ConfigError:
             return None
+
+    def detail(self, run_dir: Path) -> StatusDetail:
+        return TuneDetail(Path(run_dir))
 
 
 TUNE = register(TuneKind())

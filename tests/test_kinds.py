@@ -1,6 +1,7 @@
 """Run kinds declared once (kinds/): a kind defined here, with no other edit, gets its status,
-its repair line, its --fresh and the refusals; a run nested in a training run is finished by
-finishing the training run."""
+its repair line, its --fresh and the refusals, and with a detail of its own (a ``StatusDetail``)
+its status line's words, its status lines and its web row's and page's ahead text; a run nested
+in a training run is finished by finishing the training run."""
 from __future__ import annotations
 
 import json
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from azul_cli.main import app
-from kinds import KINDS, LEAGUE, TRAIN, RunKind, finish_command, kind_of, register
+from kinds import KINDS, LEAGUE, TRAIN, NoteDetail, RunKind, StatusDetail, finish_command, kind_of, register
 from kinds.base import command_line
 from records.folder import new_run_id, run_kind, save_run_id
 from test_league_support import league
@@ -34,10 +35,53 @@ class CountKind(RunKind):
         return 10
 
     def detail(self, run_dir):
-        return {"note": "counted by the test"}
+        return NoteDetail("counted by the test")
 
 
 COUNT = register(CountKind())
+
+
+class TallyDetail(StatusDetail):
+    """A throwaway kind's detail: what it says of itself, wherever a run's status is shown."""
+
+    def __init__(self, marks: int):
+        self.marks = marks
+
+    def as_dict(self):
+        return {"marks": self.marks}
+
+    def lines(self, models):
+        return [f"tally: {self.marks} marks", *models, "tally: the end"]
+
+    def until_decided(self):
+        return ", until the tally says"
+
+    def complete(self):
+        return f"complete (tallied {self.marks})"
+
+    def ahead(self):
+        return f"the tally leads by {self.marks}"
+
+
+class TallyKind(RunKind):
+    """A throwaway kind that plays until it decides (a file ``tally.json`` says it has), with a
+    detail of its own."""
+
+    name, label, article, settings = "tally", "tally run", "a tally run", "tally.yaml"
+    owned = ("tally.json",)
+    decides = True
+
+    def finish_command(self, run_dir):
+        return command_line(["azul-tally", str(run_dir), "--resume"])
+
+    def is_finished(self, run_dir, recorded, planned):
+        return (run_dir / "tally.json").exists()
+
+    def detail(self, run_dir):
+        return TallyDetail(3)
+
+
+TALLY = register(TallyKind())
 
 
 def test_a_kind_declared_in_a_test_gets_status_repair_fresh_and_refusals(tmp_path):
@@ -47,7 +91,7 @@ def test_a_kind_declared_in_a_test_gets_status_repair_fresh_and_refusals(tmp_pat
     assert summary.recorded == 8 and run_kind(run) == "count" and kind_of(run) is COUNT
     (run / "count.json").write_text("{}")
     st = COUNT.status(run)
-    assert (st.recorded, st.planned, st.state, st.detail) == (8, 10, "stopped", {"note": "counted by the test"})
+    assert (st.recorded, st.planned, st.state, st.detail.as_dict()) == (8, 10, "stopped", {"note": "counted by the test"})
     assert st.finish == f"azul-count {shlex.quote(str(run))} --resume"
     status = runner.invoke(app, ["league", "status", str(run)])
     assert status.exit_code == 0, status.output
@@ -63,6 +107,33 @@ def test_a_kind_declared_in_a_test_gets_status_repair_fresh_and_refusals(tmp_pat
     again = run_league(config, fresh=True, kind=COUNT)
     assert again.played == 8 and not (run / "count.json").exists()  # --fresh removes what the kind owns
     assert KINDS["count"] is COUNT and kind_of(run).status(run).recorded == 8
+
+
+def test_a_kind_with_a_detail_of_its_own_describes_itself_to_status_and_the_web(tmp_path):
+    from web.data import run_data, status_row
+    from web.pages import run_fragment
+    from web.runs import Found
+
+    config = parse_config(league(tmp_path, ["random", "greedy"], name="t", deals=4))  # 8 games
+    run_league(config, kind=TALLY)
+    run = tmp_path / "t"
+    st = kind_of(run).status(run)
+    assert (st.recorded, st.planned, st.state) == (8, None, "stopped")
+    status = runner.invoke(app, ["league", "status", str(run)])
+    assert status.exit_code == 0, status.output
+    lines = status.output.splitlines()
+    assert lines[0] == (f"tally run t: 8 games recorded: a tally run plays until it decides, until the tally says, "
+                        f"incomplete (finish it with: {st.finish})")
+    assert lines[1:3] == ["tally: 3 marks", "tally: the end"]
+    (run / "tally.json").write_text("{}")
+    status = runner.invoke(app, ["league", "status", str(run)])
+    assert status.output.splitlines()[0].endswith("a tally run plays until it decides, until the tally says, "
+                                                  "complete (tallied 3)"), status.output
+    row = status_row(Found(run, "runs/t"))
+    assert (row["kind"], row["state"], row["ahead"], row["detail"]) == ("tally", "finished",
+                                                                         "the tally leads by 3", {"marks": 3})
+    page = run_fragment(run_data(Found(run, "runs/t"), lambda folder: True))
+    assert "<span id='ahead'>the tally leads by 3</span>" in page
 
 
 def test_a_kind_is_registered_once():
@@ -98,7 +169,7 @@ def test_a_run_nested_in_a_training_run_is_finished_by_the_training_run(tmp_path
     assert shown.exit_code == 0 and expected in shown.output and "gen1-candidate" not in shown.output
     st = TRAIN.status(root)
     assert st.recorded == 4 and st.state == "stopped" and st.finish == expected  # self-play 2, gate 2
-    assert st.detail["generations"] == 2 and st.detail["lineage"][0]["model"] == "value-2p"
+    assert st.detail.as_dict()["generations"] == 2 and st.detail.as_dict()["lineage"][0]["model"] == "value-2p"
     status = runner.invoke(app, ["league", "status", str(root)])
     assert status.exit_code == 0 and "training run t: 4 games recorded" in status.output, status.output
     assert "lineage: 1 of 3 generations, accepted [0]; the current model: value-2p" in status.output

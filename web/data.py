@@ -114,21 +114,22 @@ def failed(exc: BaseException) -> str:
 
 
 def status_row(found: Found) -> dict:
-    """A run's line of the index: kind, state, games of planned, who is ahead (``error``: what
-    could not be read)."""
+    """A run's line of the index: kind, state, games of planned, who is ahead (the kind's detail
+    says, ``StatusDetail.ahead``; ``error``: what could not be read)."""
     with view_lock(found):
         return _status(found)[0]
 
 
-def _status(found: Found) -> tuple[dict, Path | None]:
-    """``status_row``'s row, and the local folder it read (None when it could not): the run's
-    folder, or for a run on object storage its local view, whose state (``running``) comes from
-    the store's lock object (the kind's status of the run's URL: ``store.holder()``)."""
+def _status(found: Found) -> tuple[dict, Path | None, Any]:
+    """``status_row``'s row, the local folder it read (None when it could not) and the run's kind
+    and status (None, None for a rating list or an unreadable run): the run's folder, or for a
+    run on object storage its local view, whose state (``running``) comes from the store's lock
+    object (the kind's status of the run's URL: ``store.holder()``)."""
     row: dict[str, Any] = {"url": found.url, "name": found.url, "kind": None, "state": None, "recorded": None,
                            "planned": None, "ahead": None, "error": None}
     if found.rating_list:
         row.update(kind="rating list", state="-", ahead=_list_ahead(found.folder, row))
-        return row, found.folder
+        return row, found.folder, (None, None)
     from kinds import kind_of
 
     try:
@@ -137,43 +138,12 @@ def _status(found: Found) -> tuple[dict, Path | None]:
         st = kind.status(found.where)
     except Exception as exc:  # noqa: BLE001 - a damaged or half-written run: its row says why, the page stays
         row["error"] = failed(exc)
-        return row, None
+        return row, None, (None, None)
     row.update(kind=kind.name, label=kind.label, nests=kind.nests, state=st.state, recorded=st.recorded,
                planned=st.planned, driver=st.driver, finish=st.finish, decides=st.decides,
-               ahead=ahead(st.detail, folder), models=st.models)
-    row["detail"] = st.detail
-    return row, folder
-
-
-def ahead(detail: dict, folder: Path) -> str | None:
-    """Who is ahead, in a few words: the standings' leader, an SPRT's LLR, a tune's current
-    parameters, a training run's last generation."""
-    played = [s for s in detail.get("standings") or [] if s.get("games")]  # a bot only in self-play: none counted
-    if played:
-        top = played[0]
-        elo = "" if top.get("elo") is None else f", elo {top['elo']:+.0f}"
-        return f"{top['bot']} ({top['win_rate']:.1%} win rate{elo})"
-    if "test" in detail:
-        t = detail["test"]
-        return f"LLR {t['llr']:.2f} in [{t['lower']:.2f}, {t['upper']:.2f}] after {t['pairs']:,} pairs: {t['verdict']}"
-    if "lineage" in detail:
-        lineage = detail["lineage"]
-        if not lineage:
-            return "no generation yet"
-        accepted = [r.get("generation") for r in lineage if r.get("accepted")]
-        return f"generation {lineage[-1].get('generation')} of {detail.get('generations')}; accepted {accepted}"
-    from analysis.tune import read_result
-
-    final = (read_result(folder) or {}).get("params")  # a finished tune's outcome
-    if final:
-        return "final " + ", ".join(f"{k}={v:.4g}" for k, v in final.items())
-    try:
-        steps = tune_path(folder)  # None unless the records are a tune's
-    except Exception:  # noqa: BLE001 - damaged records: the run page names the part
-        return None
-    if steps:
-        return "theta " + ", ".join(f"{k}={v:.4g}" for k, v in steps[-1]["theta"].items())
-    return None
+               ahead=st.detail.ahead(), models=st.models)
+    row["detail"] = st.detail.as_dict()
+    return row, folder, (kind, st)
 
 
 def _list_ahead(folder: Path, row: dict) -> str | None:
@@ -187,19 +157,6 @@ def _list_ahead(folder: Path, row: dict) -> str | None:
     return None if last is None else f"version {last.number}, {len(last.runs)} runs"
 
 
-def tune_path(folder: Path) -> list[dict] | None:
-    """A tune's steps (analysis/tune.py): theta at each step's start, the pairs by its end."""
-    from analysis.records import check_runs, connect
-    from analysis.tune import side_names, tune_steps
-
-    runs = check_runs(folder)
-    con = connect(runs)
-    try:
-        return tune_steps(con, side_names(folder))
-    finally:
-        con.close()
-
-
 def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
     """Everything a run page shows: the index row, and each part its kind has (``errors``: the
     parts that could not be read, by name). ``inside``: whether a folder lies in the served ones
@@ -211,7 +168,7 @@ def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
         part(data, "rating_list", lambda: rating_list(found.folder, inside))
         return data
     with view_lock(found):
-        data, folder = _status(found)
+        data, folder, (kind, st) = _status(found)
         data["errors"] = {}
         data["nested"] = [{"url": n.url, "name": n.url} for n in found.nested]
         if data["error"] is not None or data.get("nests"):  # a training run: its records are in its runs
@@ -222,9 +179,9 @@ def run_data(found: Found, inside: Callable[[Path], bool]) -> dict:
         part(data, "ratings", lambda: ratings(records))
         part(data, "self_play", lambda: self_play_games(records))
         part(data, "games", lambda: last_games(records))
-        part(data, "event", lambda: event(folder, records))
-        if "test" in data["detail"]:  # an SPRT's status has its test
-            part(data, "sprt_path", lambda: llr_path(folder, records))
+        part(data, "event", lambda: event(folder, records, kind))
+        for name in st.detail.parts:  # the parts its kind's detail names (an SPRT's LLR path)
+            part(data, name, lambda make=PARTS[name]: make(folder, records))
         part(data, "tune", lambda: tune_data(folder))
     return data
 
@@ -287,14 +244,14 @@ def last_games(records: dict) -> list[dict]:
     return seats.to_dicts()
 
 
-def event(folder: Path, records: dict) -> dict | None:
-    """An event's own table as it stands (a pairing counts once all its games are recorded)."""
+def event(folder: Path, records: dict, kind) -> dict | None:
+    """An event's own table as it stands (a pairing counts once all its games are recorded: the
+    run's kind says which, ``RunKind.event_results``)."""
     from analysis.events import event_settings, event_standings
-    from kinds.league import finished_pairings
 
     if event_settings(folder) is None:
         return None
-    results, unfinished = finished_pairings(folder, records)
+    results, unfinished = kind.event_results(folder, records)
     ev = event_standings(folder, results, records["games"])
     return None if ev is None else {**ev.as_dict(), "unfinished": len(unfinished)}
 
@@ -331,6 +288,8 @@ def tune_data(folder: Path) -> dict | None:
     """A tune's parameter paths: theta at each step's start against the pairs before it."""
     from analysis.tune import read_result
 
+    from kinds import tune_path
+
     steps = tune_path(folder)
     if steps is None:  # not a tune's records
         return None
@@ -338,6 +297,9 @@ def tune_data(folder: Path) -> dict | None:
     path += [{"pairs": before["pairs"], "theta": after["theta"]} for before, after in zip(steps, steps[1:])]
     result = read_result(folder)
     return {"path": thin(path), "steps": len(steps), "final": (result or {}).get("params")}
+
+
+PARTS: dict[str, Callable[[Path, dict], Any]] = {"sprt_path": llr_path}  # a part a kind's detail names
 
 
 def rating_list(folder: Path, inside: Callable[[Path], bool]) -> dict:
