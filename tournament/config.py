@@ -192,13 +192,14 @@ class LeagueConfig:
         return replace(config, model_names=names, models=resolve_models(m for ms in names.values() for m in ms))
 
     def model_pins(self) -> dict[str, list[dict[str, str]]]:
-        """Each bot's models and the sha256 of their bytes (``with_models``' bytes): what ``run.json``
-        keeps so that a resume plays the same models (``tournament.run_folder``)."""
+        """Each bot's models and the sha256 of their bytes, of a config ``with_models`` made (its
+        ``model_names`` and ``models``; another config pins none): what ``run.json`` keeps so that a
+        resume plays the same models (``tournament.run_folder``)."""
         from bots.value_file import model_digests
 
         digests = dict(model_digests(self.models))
         return {bot: [{"model": m, "sha256": digests[m]} for m in models]
-                for bot, models in (self.model_names or self.bot_models()).items() if models}
+                for bot, models in self.model_names.items() if models}
 
     def with_overrides(self, *, out: str | None = None, name: str | None = None, address: str | None = None,
                        workers: int | None = None, mlflow: bool | None = None,
