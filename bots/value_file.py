@@ -1,11 +1,12 @@
 """The value network's file, ``azul-value/1``, as the MCTS bot's ``value`` evaluator reads it, and
 where a model named by the bot's ``model`` parameter is found (learn/model.py writes the files).
 
-The file (little-endian): 8 bytes ``AZULVAL1``; a uint32, the length of a UTF-8 JSON header; the
-header (``format``, ``players``, ``inputs``, ``layers``: the width of each layer, the last 1,
-``arrays`` and ``shapes``, and ``meta``: how it was trained); then the float32 arrays in the
-header's order: ``mean`` and ``scale`` (inputs are fed as (x - mean) * scale, x being engine.rl's
-observation of a round's end from the valued seat), then ``w0 b0 w1 b1 ...``, each ``w`` of shape
+The file is bots/model_container.py's container (the magic ``AZULVAL1``, a JSON header, float32
+arrays; its other sections are their readers'); its value section's header holds ``format``,
+``players``, ``inputs``, ``layers`` (the width of each layer, the last 1), ``arrays`` and
+``shapes``, and ``meta`` (how it was trained), and its arrays are, in the header's order:
+``mean`` and ``scale`` (inputs are fed as (x - mean) * scale, x being engine.rl's observation of
+a round's end from the valued seat), then ``w0 b0 w1 b1 ...``, each ``w`` of shape
 (outputs, inputs). Hidden layers are ReLU, the last tanh: the seat's expected outcome in [-1, 1].
 
 The same container holds the other kind of learned value, the n-tuple tables: header ``format``
@@ -23,16 +24,14 @@ than ``MAX_BYTES`` or holding NaN or infinite numbers.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import struct
 from pathlib import Path
 
 import numpy as np
 
+from .model_container import MAGIC, damaged_header, read_arrays, read_header
 from .ntuple import FORMAT as NTUPLE_FORMAT, check_tables
 
-MAGIC = b"AZULVAL1"
 FORMAT = "azul-value/1"
 SUFFIX = ".azv"
 MODELS = Path(__file__).parent / "models"   # the shipped models, NAME.azv
@@ -171,31 +170,21 @@ def model_digests(models: dict[str, bytes]) -> tuple[tuple[str, str], ...]:
 
 
 def read_model(data: bytes, where: str = "model") -> tuple[dict, dict[str, np.ndarray]]:
-    """The header and the named float32 arrays of a model file, of either kind its header's
-    ``format`` names: ``azul-value/1``, the network, or ``azul-ntuple/1``, the n-tuple tables
-    (bots/ntuple.py, which checks them); a ValueError names ``where`` and what is wrong."""
-    if len(data) < 12 or data[:8] != MAGIC:
-        raise ValueError(f"{where}: not a value network file (azul-value/1 starts with {MAGIC!r})")
-    (size,) = struct.unpack("<I", data[8:12])
+    """The header and the named float32 arrays of a model file's value section (the container:
+    bots/model_container.py), of either kind its header's ``format`` names: ``azul-value/1``, the
+    network, or ``azul-ntuple/1``, the n-tuple tables (bots/ntuple.py, which checks them); a
+    ValueError names ``where`` and what is wrong."""
+    header = read_header(data, where)
     try:
-        header = json.loads(data[12:12 + size])
-        names, shapes, players = header["arrays"], header["shapes"], header["players"]
+        players = header["players"]
         kind = header.get("format")
         if kind == FORMAT:
             layers, inputs = header["layers"], header["inputs"]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"{where}: a damaged header ({type(exc).__name__}: {exc})") from None
+        raise damaged_header(where, exc) from None
     if kind not in (FORMAT, NTUPLE_FORMAT):
         raise ValueError(f"{where}: format {kind!r}, this version reads {FORMAT} and {NTUPLE_FORMAT}")
-    at, arrays = 12 + size, {}
-    for name, shape in zip(names, shapes):
-        count = int(np.prod(shape)) if shape else 1
-        if at + 4 * count > len(data):
-            raise ValueError(f"{where}: truncated (array {name} runs past the file's end)")
-        arrays[name] = np.frombuffer(data, "<f4", count, at).reshape(shape).astype(np.float32)
-        at += 4 * count
-    if at != len(data):
-        raise ValueError(f"{where}: {len(data) - at} bytes after the last array")
+    arrays, _ = read_arrays(data, header, where)  # the other sections are their readers'
     if kind == NTUPLE_FORMAT:
         check_tables(header, arrays, where)
     else:

@@ -9,18 +9,18 @@ a seed; and its file, ``azul-value/1`` (bots/value_file.py), which the compiled 
 numpy, not a learning library: the network is small and trains in seconds to minutes on a CPU,
 and the project's install stays as it is (docs/train.md says more).
 
-The file's layout is in bots/value_file.py.
+The file's layout is in bots/value_file.py, its container (written by ``pack``) in
+bots/model_container.py.
 """
 from __future__ import annotations
 
-import json
-import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from bots.value_file import FORMAT, MAGIC, read_model
+from bots.model_container import Section, pack
+from bots.value_file import FORMAT, read_model
 
 
 @dataclass
@@ -46,16 +46,14 @@ class ValueNet:
         return acts
 
     def to_bytes(self) -> bytes:
+        """The ``azul-value/1`` file: the network as the value section of bots/model_container.py's container."""
         arrays = {"mean": self.mean, "scale": self.scale}
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             arrays[f"w{i}"], arrays[f"b{i}"] = w, b
         header = {"format": FORMAT, "players": self.players, "inputs": int(self.mean.shape[0]),
                   "layers": [int(w.shape[0]) for w in self.weights], "hidden": "relu", "output": "tanh",
-                  "arrays": list(arrays), "shapes": [list(a.shape) for a in arrays.values()],
                   "meta": self.meta}
-        text = json.dumps(header, sort_keys=True).encode()
-        body = b"".join(np.ascontiguousarray(a, "<f4").tobytes() for a in arrays.values())
-        return MAGIC + struct.pack("<I", len(text)) + text + body
+        return pack(Section(header, arrays))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.to_bytes())

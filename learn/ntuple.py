@@ -18,8 +18,6 @@ records (docs/train.md, "The n-tuple value").
 """
 from __future__ import annotations
 
-import json
-import struct
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bots.ntuple import FORMAT, OFFSETS, SIZE, TUPLES, feature_matrix, flat_weights
-from bots.value_file import MAGIC, read_model
+from bots.model_container import Section, pack
+from bots.value_file import read_model
 from learn.model import History
 from records.names import SHARD_PREFIX, SHARD_SUFFIX
 from records.store import RunStore
@@ -56,11 +55,9 @@ class NTupleModel:
                 for name, shape in TUPLES.items()}
 
     def to_bytes(self) -> bytes:
-        """The ``azul-ntuple/1`` file (bots/value_file.py's container, bots/ntuple.py's tables)."""
-        header = {"format": FORMAT, "players": self.players, "arrays": list(TUPLES),
-                  "shapes": [list(s) for s in TUPLES.values()], "meta": self.meta}
-        text = json.dumps(header, sort_keys=True).encode()
-        return MAGIC + struct.pack("<I", len(text)) + text + np.asarray(self.weights, "<f4").tobytes()
+        """The ``azul-ntuple/1`` file: bots/ntuple.py's tables as the value section of
+        bots/model_container.py's container."""
+        return pack(Section({"format": FORMAT, "players": self.players, "meta": self.meta}, self.tables()))
 
     def save(self, path: str | Path) -> None:
         Path(path).write_bytes(self.to_bytes())
