@@ -225,9 +225,10 @@ def fail_if_forfeited(summary: LeagueSummary) -> None:
              "the records are complete, see their error column (azul league status, azul replay)")
 
 
-def print_referee(out: Console, league) -> None:
+def print_referee(out: Console, league) -> list[str]:
     """Before a league starts: when a seat (or a setting) sends its games to the Python referee,
-    which one and why (the compiled loop plays the others many times faster)."""
+    which one and why (the compiled loop plays the others many times faster). Returns the reasons
+    (``fastloop.why_python_referee``), which ``run_league(referee_reasons=...)`` takes on."""
     from tournament.fastloop import why_python_referee
 
     reasons = why_python_referee(league)
@@ -236,6 +237,7 @@ def print_referee(out: Console, league) -> None:
                   markup=False)
         for reason in reasons:
             out.print(f"  {reason}", soft_wrap=True, markup=False)
+    return reasons
 
 
 def referee_text(referee: str) -> str:

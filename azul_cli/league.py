@@ -71,9 +71,10 @@ def run(config: ConfigArg, out: OutOpt = None, name: RunNameOpt = None, address:
                       f"{league.variant} wall, {deals}: {league.total_games:,} games", soft_wrap=True)
         for note in league.notes():
             console.print(f"warning: {note}", soft_wrap=True)
-        print_referee(console, league)
+        reasons = print_referee(console, league)
         with ProgressBar(console, enabled=not quiet, leader=league.format != "knockout") as bar:
-            summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update, kind=LEAGUE)
+            summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update, kind=LEAGUE,
+                                 referee_reasons=reasons)
     except (ConfigError, LeagueError) as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, a full disk...

@@ -37,6 +37,7 @@ from __future__ import annotations
 import io
 import json
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -71,9 +72,15 @@ def spec(model_path: str, iterations: int) -> str:
 GENERATION = "gen-"  # a generation's folder: gen-000, gen-001, ...
 
 
-def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False, log=print) -> list[dict]:
+def _quiet(line: str) -> None:
+    """The default ``log`` of ``run_train``: the library prints nothing (azul_cli passes its printer)."""
+
+
+def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False,
+              log: Callable[[str], None] = _quiet) -> list[dict]:
     """Play, train and gate ``c.generations`` generations; return the lineage (one dict a generation).
-    ``fresh``: delete the run's generations, lineage and settings first (after the checks)."""
+    ``fresh``: delete the run's generations, lineage and settings first (after the checks).
+    ``log(line)``: a line a generation and step, for the command line to print (default: none)."""
     if resume and fresh:
         raise TrainError("--resume and --fresh: choose one")
     check(c)  # with the command's options laid over the file: everything before anything is written

@@ -1,9 +1,10 @@
 """Where a league's games are played: in the driver's process (``workers: 0``) or as Ray tasks.
 
 ``play_batch`` is the task: it builds the bots of a config once per process and plays a batch of
-games into Arrow tables. ``SerialBackend`` and ``RayBackend`` share one small interface (submit,
-wait, get, cancel, close) that the driver in tournament/runner.py uses. A local Ray is started
-here with the dashboard off and every port on 127.0.0.1; ``--address`` joins a cluster.
+games into Arrow tables. ``SerialBackend`` and ``RayBackend`` implement ``Backend``, the one small
+interface (submit, wait, get, cancel, close, and the errors that mean a lost worker or a failed
+task) that the driver in tournament/runner.py uses. A local Ray is started here with the
+dashboard off and every port on 127.0.0.1; ``--address`` joins a cluster.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import gc
 import logging
 import os
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import pyarrow as pa
 
@@ -140,7 +141,36 @@ def referee_batch(config: LeagueConfig, specs: list[GameSpec], run_id: str) -> d
 
 
 # ---------------------------------------------------------------- backends
-class SerialBackend:
+@runtime_checkable
+class Backend(Protocol):
+    """Where the driver's batches are played: all the driver (tournament/runner.py) asks of one.
+
+    A batch is submitted (with the part its task writes, or None: its tables come back) and gives
+    a handle; ``wait`` returns the handles whose results are ready, ``get`` one's tables (or its
+    part's receipt), ``cancel`` drops handles, ``close`` ends the backend. ``get`` raising one of
+    ``crash_errors`` means the worker died and the games may be played again; one of
+    ``task_error``, that the task failed for a reason playing again would not mend. A backend
+    names both (the defaults: none), and how many batches it plays at once (``concurrency``) and
+    keeps in flight (``max_in_flight``)."""
+
+    concurrency: int
+    max_in_flight: int
+    crash_errors: tuple[type[BaseException], ...] = ()
+    task_error: type[BaseException] | tuple[type[BaseException], ...] = ()
+
+    def submit(self, batch: list[GameSpec] | Slice, part: tuple[str, str] | None = None,
+               config: LeagueConfig | None = None) -> Any: ...
+
+    def wait(self, handles: list, timeout: float) -> list: ...
+
+    def get(self, handle: Any) -> dict[str, pa.Table] | Committed: ...
+
+    def cancel(self, handles: list) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SerialBackend(Backend):
     """Games played in the driver's own process (``workers: 0``), a batch at a time, in order.
 
     A batch the compiled loop plays goes to a thread of its own when it is submitted: the loop
@@ -233,7 +263,7 @@ def _probe(address: str) -> None:
                           "`ray start --head` there, or leave --address out for a local Ray") from None
 
 
-class RayBackend:
+class RayBackend(Backend):
     """Batches as Ray tasks: a local Ray (started and stopped here) or an existing cluster."""
 
     def __init__(self, config: LeagueConfig, run_id: str, address: str | None, workers: int | None,

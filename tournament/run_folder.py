@@ -24,14 +24,6 @@ from .repair import RepairReport, repair
 from .scheduler import seat_blocks
 
 
-class _Summary(Protocol):
-    """What ``prepare_run_dir`` reads (``referee``) and sets of a run's ``runner.LeagueSummary``."""
-
-    referee: str
-    run_id: str
-    repair: RepairReport | None
-
-
 @contextmanager
 def _locked(store):
     """The run's writer lock (its store's: a folder's lock file, an object store's ``.lock``) while the
@@ -77,14 +69,26 @@ class PlainLeague:
 DRIVER_FILES = (*SCHEMAS, CONFIG_FILE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON, MLFLOW_RUN_FILE, QUARANTINE)
 
 
-def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool,
-                    summary: _Summary | None = None, kind: FolderKind = PlainLeague()) -> set[str]:
-    """Check the run folder against the config and return the ids of the games already recorded.
+@dataclass(frozen=True)
+class Prepared:
+    """What ``prepare_run_dir`` found and made: the run's id, the ids of the games already
+    recorded, and what a resume's repair mended first (None: no repair ran)."""
+
+    run_id: str
+    done: set[str]
+    repair: RepairReport | None
+
+
+def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool, referee: str | None = None,
+                    kind: FolderKind = PlainLeague()) -> Prepared:
+    """Check the run folder against the config and return its ``Prepared``: the run's id, the
+    games already recorded and the repair a resume made.
 
     Makes the run's id when the folder is new (or ``fresh``: the driver's files and the kind's
-    ``owned`` ones removed first) and keeps it, with the run's kind, in ``run.json``; a folder
-    whose records are of another kind is refused (``kind.refuse``). A resume repairs the folder
-    first (``tournament.repair``). Both go to ``summary`` if given.
+    ``owned`` ones removed first) and keeps it, with the run's kind and ``referee`` (who plays
+    this run's games, ``folder_referee``; None: not said), in ``run.json``; a folder whose records
+    are of another kind is refused (``kind.refuse``). A resume repairs the folder first
+    (``tournament.repair``).
     """
     store = as_store(run_dir)
     report = None
@@ -109,12 +113,10 @@ def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool,
     view = store.view()  # the run as a folder reads it (a local run: the folder itself)
     run_id = run_id_of(view) or new_run_id(config.name)  # an older folder keeps its records' id
     done = done_game_ids(view)
-    save_run_id(store, run_id, None if summary is None else folder_referee(store, summary.referee, bool(done)),
+    save_run_id(store, run_id, None if referee is None else folder_referee(store, referee, bool(done)),
                 kind.name, config.model_pins())
     store.write_text(CONFIG_FILE, config.to_yaml())
-    if summary is not None:
-        summary.run_id, summary.repair = run_id, report
-    return done
+    return Prepared(run_id, done, report)
 
 
 def folder_referee(run_dir, referee: str, kept: bool) -> str:

@@ -36,12 +36,12 @@ import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.names import STANDINGS_CSV, STANDINGS_JSON
-from records.store import as_store, open_store
+from records.store import open_store
 from records.urls import is_url
 from records.tables import build_table, empty_table, with_columns
 from records.writer import BufferedWriter, Committed, read_committed
 
-from .backends import LeagueError, RayBackend, SerialBackend
+from .backends import Backend, LeagueError, RayBackend, SerialBackend
 from .batches import BatchSizer, Listed, Slices
 from .config import LeagueConfig
 from .fastloop import why_python_referee
@@ -139,7 +139,8 @@ class _Stop:
 def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = False,
                progress: Callable[[LeagueProgress], None] | None = None, task_retries: int = 3,
                resubmits: int = 2, on_written: Callable[[int], None] | None = None,
-               schedule: Schedule | None = None, kind: FolderKind = PlainLeague()) -> LeagueSummary:
+               schedule: Schedule | None = None, kind: FolderKind = PlainLeague(),
+               referee_reasons: list[str] | None = None) -> LeagueSummary:
     """Play a league to the end (or until stopped) and return its summary.
 
     ``config.ray.workers == 0`` plays in this process without Ray. ``progress(LeagueProgress)``
@@ -149,6 +150,8 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
     instead of the config's round-robin (tournament/stages.py: an SPRT, a study); their bots
     index ``config.bots``; an event config (``config.format``: gauntlet, swiss, knockout) plays its
     format's (tournament/events/); ``kind``: what the run is (``FolderKind``: kinds.LEAGUE, SPRT...).
+    ``referee_reasons``: ``fastloop.why_python_referee(config)`` when the caller has it already
+    (the CLI printed it), else found here.
     """
     store = store_of(config)
     started = time.perf_counter()
@@ -162,16 +165,19 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         schedule = event_schedule(config)
     with _locked(store):
         total = config.total_games if schedule is None else schedule.total
-        summary = LeagueSummary(store.root, total, 0, 0, False, 0.0)
-        summary.referee_reasons = why_python_referee(config)
-        summary.referee = "python" if summary.referee_reasons else "compiled"
-        done = prepare_run_dir(config, store, resume, fresh, summary, kind)
-        summary.done_before = len(done)
+        if referee_reasons is None:
+            referee_reasons = why_python_referee(config)
+        summary = LeagueSummary(store.root, total, 0, 0, False, 0.0, referee_reasons=referee_reasons,
+                                referee="python" if referee_reasons else "compiled")
+        prepared = prepare_run_dir(config, store, resume, fresh, summary.referee, kind)
+        summary.run_id, summary.repair = prepared.run_id, prepared.repair
+        summary.done_before = len(prepared.done)
         names = [b.name for b in config.bots]
-        tally = league_tally(store.view(), names) if done else Tally(names)  # a leader to report, no fit
-        if schedule is not None or len(done) < total:
-            _Driver(config, done, summary, tally, progress or None, task_retries, resubmits, on_written,
-                    schedule is not None, store).run(schedule)
+        if schedule is not None or len(prepared.done) < total:
+            tally = league_tally(store.view(), names) if prepared.done else Tally(names)  # a leader to report, no fit
+            state = _Played(summary, prepared.done, tally, BufferedWriter(store, config.flush_seconds, on_written),
+                            Recorded(store.view()) if schedule is not None else None)
+            _Driver(config, store, state, _Options(progress or None, task_retries, resubmits)).run(schedule)
         else:
             summary.complete = True
         standings, tally = league_standings(store.view(), names)
@@ -187,39 +193,88 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         return summary
 
 
+@dataclass(frozen=True)
+class _Options:
+    """How the driver plays: whom it reports to, and how often it plays a lost worker's games again."""
+
+    progress: Callable[[LeagueProgress], None] | None  # called with a LeagueProgress (None: no one)
+    task_retries: int  # Ray's retries of a task whose worker died
+    resubmits: int  # then the driver's, one game a task, before a game is recorded as an ``error``
+
+
+@dataclass
+class _Played:
+    """What the driver knows of the run as batches come in, and changes with each (``accept``):
+    the summary's count of games played, the ids recorded, the tally, the writer, a schedule's
+    results so far (``recorded``: the next stage is made from them; None for a league of the
+    config's own games), the batch sizer, and the columns of the stage in play."""
+
+    summary: LeagueSummary
+    done: set[str]  # ids of the games recorded, before this run and by it
+    tally: Tally
+    writer: BufferedWriter
+    recorded: Recorded | None = None
+    sizer: BatchSizer | None = None  # made when play starts (it needs the backend's concurrency)
+    stage_columns: dict | None = None  # the stage's columns for its games' records
+
+    def accept(self, tables: dict[str, pa.Table] | Committed) -> None:
+        """Take a batch's records: written (or, a part a task wrote, counted), each game once."""
+        if self.stage_columns:  # a stage's games (the driver writes them): its columns added
+            tables = {**tables, "games": with_columns("games", tables["games"], self.stage_columns)}
+        if isinstance(tables, Committed):  # a part a task wrote: recorded already, only counted here
+            tables = tables.tables
+            ids = tables["games"].column("game_id").to_pylist()
+            self.writer.by_tasks += len(ids)
+        else:
+            tables, ids = _unrecorded(tables, self.done)
+            self.writer.add(tables, len(ids))
+        self.done.update(ids)
+        self.tally.add_tables(tables["games"], tables["results"])
+        self.summary.played += len(ids)
+        self.sizer.observe(len(ids), pc.sum(tables["games"]["duration_s"]).as_py() or 0.0)
+        if self.recorded is not None:
+            self.recorded.add(tables)
+
+
+def _unrecorded(tables: dict[str, pa.Table], done: set[str]) -> tuple[dict[str, pa.Table], list[str]]:
+    """A batch's tables without the games in ``done`` (never record a game twice), and their ids."""
+    ids = tables["games"].column("game_id").to_pylist()
+    fresh = [gid not in done for gid in ids]
+    if all(fresh):
+        return tables, ids
+    mask = pa.array(fresh)
+    keep = {gid for gid, f in zip(ids, fresh) if f}
+    tables = {name: (t.filter(mask) if name == "games" else
+                     t.filter(pa.array([g in keep for g in t.column("game_id").to_pylist()])))
+              for name, t in tables.items()}
+    return tables, tables["games"].column("game_id").to_pylist()
+
+
 class _Driver:
     """Plays batches of games on a backend (started when first needed) and records them."""
 
-    def __init__(self, config: LeagueConfig, done: set[str], summary: LeagueSummary, tally: Tally, progress,
-                 task_retries: int, resubmits: int, on_written, staged: bool, store=None):
-        store = store if store is not None else as_store(summary.run_dir)
-        self.config, self.run_dir, self.done = config, store.view(), done
-        self.store = store
+    def __init__(self, config: LeagueConfig, store, state: _Played, options: _Options):
+        self.config, self.store, self.state, self.options = config, store, state, options
         # where a task writes its part: the folder's absolute path, or the run's s3:// URL
         self.part_root = str(store.root) if is_url(str(store.root)) else str(Path(store.root).resolve())
-        self.summary, self.tally, self.progress = summary, tally, progress
-        self.task_retries, self.resubmits = task_retries, resubmits
         # Tasks write their own parts (ray.write: workers) in a league of the config's own games;
         # the driver then only tracks what they commit. A schedule's stages go through the driver.
-        self.workers_write = config.ray.write == "workers" and not staged
-        self.recorded = Recorded(self.run_dir) if staged else None  # what a schedule's stages are made from
-        self.writer = BufferedWriter(store, config.flush_seconds, on_written)
+        self.workers_write = config.ray.write == "workers" and state.recorded is None
         self.stop = _Stop()
-        self.backend = self.sizer = None
+        self.backend: Backend | None = None
         self.start = time.perf_counter()
         self.in_flight: dict[Any, tuple[list[GameSpec] | Slice, int, tuple[str, str] | None]] = {}
         self.crashed = False
         self.stage_config: LeagueConfig | None = None  # the stage's config (its bots), when it has bots of its own
-        self.stage_columns: dict | None = None  # the stage's columns for its games' records
 
     def run(self, schedule: Schedule | None) -> None:
         """Play the config's round-robin, or ``schedule`` stage by stage, until done or stopped."""
-        summary, done = self.summary, self.done
+        summary, done = self.state.summary, self.state.done
         try:
             with self.stop.installed(), _few_collections():
                 self.report()
                 if schedule is not None:  # each stage's games not yet recorded, the next stage once played
-                    summary.complete = all(map(self.play_stage, stages_of(schedule, self.recorded)))
+                    summary.complete = all(map(self.play_stage, stages_of(schedule, self.state.recorded)))
                 elif done:
                     pending = Listed(s for s in league_games(self.config) if s.game_id not in done)
                     summary.complete = self.play(pending, summary.total - len(done))
@@ -238,32 +293,29 @@ class _Driver:
             self.stage_config = None if stage.bots is None else stage.config(self.config)
         except ValueError as exc:
             raise LeagueError(f"cannot play the stage of {stage.games[0].game_id}..: {exc}") from None
-        self.stage_columns = stage.columns
-        games = [g for g in stage.games if g.game_id not in self.done]
+        self.state.stage_columns = stage.columns
+        games = [g for g in stage.games if g.game_id not in self.state.done]
         return self.play(Listed(iter(games)), len(games))
 
     def report(self) -> None:
         """Call ``progress`` with a ``LeagueProgress`` of the run as it stands (if there is one)."""
-        if self.progress is not None:
-            s = self.summary
-            self.progress(LeagueProgress(self.config.name, s.total, s.recorded, s.played,
-                                         time.perf_counter() - self.start, self.tally.leader(), s.referee))
+        if self.options.progress is not None:
+            s = self.state.summary
+            self.options.progress(LeagueProgress(self.config.name, s.total, s.recorded, s.played,
+                                                 time.perf_counter() - self.start, self.state.tally.leader(),
+                                                 s.referee))
 
     def play(self, pending: Slices | Listed, remaining: int) -> bool:
         """Play ``pending``'s games (``remaining`` of them) to the end: True, or False when stopped."""
         if not remaining:
             return True
+        state = self.state
         if self.backend is None:
-            workers = self.config.ray.workers
-            if workers == 0:
-                self.backend = SerialBackend(self.config, self.summary.run_id)
-            else:
-                self.backend = RayBackend(self.config, self.summary.run_id, self.config.ray.address, workers,
-                                          self.task_retries)
+            self.backend = self._backend()
             self.start = time.perf_counter()
-            self.sizer = BatchSizer(self.config.batch_games, remaining, self.backend.concurrency)
-        backend, writer, in_flight = self.backend, self.writer, self.in_flight
-        self.sizer.remaining = remaining
+            state.sizer = BatchSizer(self.config.batch_games, remaining, self.backend.concurrency)
+        backend, writer, in_flight = self.backend, state.writer, self.in_flight
+        state.sizer.remaining = remaining
         retry: list[tuple[list[GameSpec], int]] = []
         exhausted = False
         while not self.stop.requested:
@@ -271,7 +323,7 @@ class _Driver:
                 if retry:
                     batch, attempt = retry.pop()
                 else:
-                    batch, attempt = pending.take(self.sizer.size()), 0
+                    batch, attempt = pending.take(state.sizer.size()), 0
                     if not batch:
                         exhausted = True
                         break
@@ -283,37 +335,48 @@ class _Driver:
                 batch, attempt, part = in_flight.pop(handle)
                 try:
                     tables = backend.get(handle)
-                except getattr(backend, "crash_errors", ()) as exc:
+                except backend.crash_errors as exc:
                     # a task that wrote its part before its worker died: its games are recorded
                     committed = read_committed(self.store, part[1]) if part else None
                     self.crashed = True
-                    for tables in [committed] if committed else _after_crash(
-                            games_of(self.config, batch), attempt, exc, self.resubmits, retry, self.config,
-                            self.summary.run_id):
-                        self._accept(tables)
+                    for tables in [committed] if committed else self._after_crash(
+                            games_of(self.config, batch), attempt, exc, retry):
+                        state.accept(tables)
                     self.report()
                     continue
-                except getattr(backend, "task_error", ()) as exc:
+                except backend.task_error as exc:
                     raise LeagueError(f"a worker failed playing {games_of(self.config, batch)[0].game_id}..: "
                                       f"{getattr(exc, 'cause', None) or exc}") from None
-                self._accept(tables)
+                state.accept(tables)
                 self.report()
             writer.maybe_flush()
         return False
 
-    def _accept(self, tables) -> None:
-        if self.stage_columns:  # a stage's games (the driver writes them): its columns added
-            tables = {**tables, "games": with_columns("games", tables["games"], self.stage_columns)}
-        tables = _accept(tables, self.done, self.writer, self.tally, self.summary, self.sizer)
-        if self.recorded is not None:
-            self.recorded.add(tables)
+    def _backend(self) -> Backend:
+        """The backend the config asks for: this process (``workers: 0``) or Ray."""
+        workers, run_id = self.config.ray.workers, self.state.summary.run_id
+        if workers == 0:
+            return SerialBackend(self.config, run_id)
+        return RayBackend(self.config, run_id, self.config.ray.address, workers, self.options.task_retries)
+
+    def _after_crash(self, batch: list[GameSpec], attempt: int, exc: BaseException,
+                     retry: list[tuple[list[GameSpec], int]]) -> list[dict[str, pa.Table]]:
+        """A batch whose worker died for good: its games put on ``retry``, one per task, up to
+        ``resubmits`` times, then given up on. Returns the records of the games given up on (an
+        ``error`` each, every seat ranked last)."""
+        if attempt < self.options.resubmits:
+            for spec in batch:
+                retry.append(([spec], attempt + 1))
+            return []
+        reason = f"the worker playing this game died {attempt + 1} times ({type(exc).__name__})"
+        return [_crashed_game(spec, self.config, self.state.summary.run_id, reason) for spec in batch]
 
     def close(self) -> None:
-        summary = self.summary
+        summary = self.state.summary
         try:
             if self.backend is not None:
                 self.backend.cancel(list(self.in_flight))
-            self.writer.close()
+            self.state.writer.close()
         finally:
             summary.play_s = time.perf_counter() - self.start if self.backend is not None else 0.0
             if self.backend is not None:
@@ -337,42 +400,6 @@ def _few_collections():
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
-
-
-def _accept(tables, done, writer, tally, summary, sizer):
-    if isinstance(tables, Committed):  # a part a task wrote: recorded already, only counted here
-        tables = tables.tables
-        ids = tables["games"].column("game_id").to_pylist()
-        writer.by_tasks += len(ids)
-    else:
-        ids = tables["games"].column("game_id").to_pylist()
-        fresh = [gid not in done for gid in ids]
-        if not all(fresh):  # never record a game twice
-            mask = pa.array(fresh)
-            keep = {gid for gid, f in zip(ids, fresh) if f}
-            tables = {name: (t.filter(mask) if name == "games" else
-                             t.filter(pa.array([g in keep for g in t.column("game_id").to_pylist()])))
-                      for name, t in tables.items()}
-            ids = tables["games"].column("game_id").to_pylist()
-        writer.add(tables, len(ids))
-    done.update(ids)
-    tally.add_tables(tables["games"], tables["results"])
-    summary.played += len(ids)
-    sizer.observe(len(ids), pc.sum(tables["games"]["duration_s"]).as_py() or 0.0)
-    return tables
-
-
-def _after_crash(batch, attempt, exc, resubmits, retry, config, run_id) -> list[dict[str, pa.Table]]:
-    """A batch whose worker died for good: play its games again, one per task, then give up on them.
-
-    Returns the records of the games given up on (an ``error`` each, every seat ranked last).
-    """
-    if attempt < resubmits:
-        for spec in batch:
-            retry.append(([spec], attempt + 1))
-        return []
-    reason = f"the worker playing this game died {attempt + 1} times ({type(exc).__name__})"
-    return [_crashed_game(spec, config, run_id, reason) for spec in batch]
 
 
 def _crashed_game(spec: GameSpec, config: LeagueConfig, run_id: str, reason: str) -> dict[str, pa.Table]:
