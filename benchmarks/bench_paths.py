@@ -230,7 +230,8 @@ def app_factory():
 def run_cli(args: list[str], cwd: Path) -> None:
     """``azul ARGS`` in a subprocess (not traced)."""
     module, _, attribute = console_script().partition(":")
-    code = f"import importlib; t = importlib.import_module({module!r})\nfor a in {attribute!r}.split('.'): t = getattr(t, a)\nt()"
+    code = (f"import importlib; t = importlib.import_module({module!r})\n"
+            f"for a in {attribute!r}.split('.'): t = getattr(t, a)\nt()")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
     env.pop(TRACE_ENV, None)
     env.pop("RAY_ADDRESS", None)
