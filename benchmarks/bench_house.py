@@ -103,8 +103,9 @@ def docstrings(tree: ast.Module) -> set[int]:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-                ids.add(id(first.value))
+            value = first.value if isinstance(first, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                ids.add(id(value))
     return ids
 
 
@@ -127,7 +128,8 @@ def store_classes(files) -> tuple[set[str], set[str]]:
                 for item in ast.walk(node):
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not item.name.startswith("__"):
                         members.add(item.name)
-                    elif isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == "self":
+                    elif (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name)
+                          and item.value.id == "self"):
                         members.add(item.attr)
     return classes, members
 
@@ -151,7 +153,9 @@ def type_sniffs(files) -> list[str]:
 
 
 def base_name(node: ast.expr) -> str:
-    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ast.unparse(node)
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ast.unparse(node)
 
 
 def exception_classes(files) -> dict[str, dict]:
@@ -168,7 +172,7 @@ def exception_classes(files) -> dict[str, dict]:
             return {name}
         if name not in classes or name in seen:
             return set()
-        return set().union(*(roots(b, seen | {name}) for b in classes[name]["bases"])) if classes[name]["bases"] else set()
+        return set().union(set(), *(roots(b, seen | {name}) for b in classes[name]["bases"]))
 
     found = {}
     for name, info in classes.items():
