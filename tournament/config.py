@@ -94,6 +94,13 @@ class BotEntry:
     seed: int
     time_limit: float | None = None  # seconds per move; None: the league's time_limit
 
+    @classmethod
+    def of_spec(cls, name: str, spec: str, seed: int) -> BotEntry:
+        """The bot a spec names (``bots.spec``: ``TYPE:key=value,...``) as the league's bot
+        ``name``; a ValueError says why a spec is not one."""
+        kind, params = parse_bot_spec(spec)
+        return cls(name=name, type=kind, params=params, seed=seed)
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type, "params": dict(self.params),
                 "seed": self.seed, "time_limit": self.time_limit}
