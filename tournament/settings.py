@@ -2,10 +2,10 @@
 check (tournament/fields.py), and a kind's settings class (a frozen dataclass) declares its
 attributes with them:
 
-    class SprtSettings(Settings):
-        new: str = NEW.attr()
-        name: str = NAME.attr(default="sprt")
-        workers: int | None = WORKERS.attr()
+    class StudyConfig(Settings):
+        name: str = NAME.attr()
+        deals: int = DEALS.attr(100)
+        workers: int | None = WORKERS.attr(0)
 
 ``Settings.check_fields`` checks every declared attribute with its field's check, and
 ``Field.read`` reads a field from a file's mapping; either way a bad value is a ``ConfigError``
