@@ -1,7 +1,8 @@
 """What every ``azul`` command shares: the error exit, the console, options and readers.
 
 A command parses its arguments, calls the library, and turns a library error into one
-``error: ...`` line on stderr and exit status 1 (``fail``). Options that mean the same thing in
+``error: ...`` line on stderr and exit status 1 (``fail``): a run's settings and runs raise
+``tournament.errors.AzulError`` (one base), whose message is that line. Options that mean the same thing in
 several commands are written here once, as ``Annotated[..., typer.Option(help=...)]`` aliases.
 """
 from __future__ import annotations

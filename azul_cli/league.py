@@ -56,8 +56,9 @@ def run(config: ConfigArg, out: OutOpt = None, name: RunNameOpt = None, address:
     if resume and fresh:
         fail("--resume and --fresh: choose one")
     from kinds import LEAGUE
-    from tournament.config import ConfigError, load_config
-    from tournament.runner import LeagueError, run_league
+    from tournament.config import load_config
+    from tournament.errors import AzulError
+    from tournament.runner import run_league
 
     console = Console(highlight=False, markup=False)
     try:
@@ -75,7 +76,7 @@ def run(config: ConfigArg, out: OutOpt = None, name: RunNameOpt = None, address:
         with ProgressBar(console, enabled=not quiet, leader=league.format != "knockout") as bar:
             summary = run_league(league, resume=resume, fresh=fresh, progress=bar.update, kind=LEAGUE,
                                  referee_reasons=reasons)
-    except (ConfigError, LeagueError) as exc:
+    except AzulError as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, a full disk...
         fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the league "
@@ -196,12 +197,12 @@ def repair(run_dir: RunDirArg) -> None:
                  "a study or a tune")
     except (ValueError, OSError) as exc:
         fail(str(exc))
+    from tournament.errors import AzulError
     from tournament.run_folder import repair_run
-    from tournament.runner import LeagueError
 
     try:
         report = repair_run(store)
-    except LeagueError as exc:
+    except AzulError as exc:
         fail(str(exc))
     except OSError as exc:
         fail(f"{os_error_message(exc)}; nothing is lost: files are moved, never deleted")

@@ -72,7 +72,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
          format: Annotated[SprtFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
          = SprtFormat.table) -> None:
     """Test a new bot against a base bot on paired deals until the SPRT accepts H1 or H0."""
-    from tournament.backends import LeagueError
+    from tournament.errors import AzulError
     from kinds.base import with_options
     from kinds.sprt import SprtSettings, load_sprt_file, run_sprt, stored_fields
 
@@ -124,7 +124,7 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
     try:
         with line:
             outcome = run_sprt(settings, resume=resume, fresh=fresh, progress=line.update)
-    except LeagueError as exc:
+    except AzulError as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, a full disk...
         fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the test "

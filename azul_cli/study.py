@@ -67,12 +67,12 @@ def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A stu
         quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
     """Several interventions at once, from a YAML study file (its mlflow: false, or --no-mlflow,
     keeps it out of MLflow)."""
-    from tournament.config import ConfigError
+    from tournament.errors import AzulError
     from kinds.study import load_study
 
     try:
         study = load_study(config, out=None if out is None else str(out), mlflow=False if no_mlflow else None)
-    except ConfigError as exc:
+    except AzulError as exc:
         fail(str(exc))
     _play(study, resume, fresh, quiet, format)
 
@@ -85,14 +85,14 @@ def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A stud
 
 def _study(name, bot, interventions, players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow,
            quiet, format):
-    from tournament.config import ConfigError
+    from tournament.errors import AzulError
     from kinds.study import StudyConfig
 
     try:
         study = StudyConfig(name=name, bot=bot, interventions=tuple(interventions), players=players,
                             variant=variant.value, deals=deals, field=tuple(field or ()), seed=seed,
                             out=str(out), workers=workers, mlflow=not no_mlflow)
-    except ConfigError as exc:
+    except AzulError as exc:
         fail(str(exc))
     _play(study, resume, fresh, quiet, format)
 
@@ -100,8 +100,7 @@ def _study(name, bot, interventions, players, variant, deals, out, field, seed, 
 def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None:
     from rich.console import Console
 
-    from tournament.config import ConfigError
-    from tournament.runner import LeagueError
+    from tournament.errors import AzulError
     from kinds.study import run_study
 
     from .progress import ProgressBar
@@ -113,7 +112,7 @@ def _play(study, resume: bool, fresh: bool, quiet: bool, format: Format) -> None
     try:
         with ProgressBar(console, enabled=not quiet, what="study") as bar:
             summary = run_study(study, resume=resume, fresh=fresh, progress=bar.update)
-    except (ConfigError, LeagueError, ValueError) as exc:
+    except (AzulError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, a full disk...
         fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the study "

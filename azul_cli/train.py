@@ -26,8 +26,8 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
           no_mlflow: Annotated[bool, typer.Option("--no-mlflow", help="Do not log the run to MLflow.")] = False,
           ) -> None:
     """Train the MCTS bot's learned value: self-play, train on a window, gate (an SPRT at 2 players, a Plackett-Luce league at 3 and 4), per generation."""
-    from kinds.train import TrainError, load_train_config, run_train
-    from tournament.backends import LeagueError
+    from kinds.train import load_train_config, run_train
+    from tournament.errors import AzulError
     from tournament.runner import store_of
 
     try:
@@ -35,7 +35,7 @@ def train(config: Annotated[Path, typer.Argument(metavar="CONFIG", help="A train
                               workers=workers,
                               mlflow=False if no_mlflow else None)
         lineage = run_train(c, resume=resume, fresh=fresh, log=lambda line: typer.echo(line))
-    except (TrainError, LeagueError, ValueError) as exc:
+    except (AzulError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, a full disk...
         fail(f"{os_error_message(exc)}; the generations written so far are intact: fix that and go on with "

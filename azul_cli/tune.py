@@ -32,8 +32,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
          format: Annotated[TuneFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
          = TuneFormat.table) -> None:
     """Tune a bot's parameters by SPSA on paired games, as fishtest tunes chess engines."""
-    from tournament.backends import LeagueError
-    from tournament.config import ConfigError
+    from tournament.errors import AzulError
     from kinds.tune import league_of, run_tune
     from kinds.tune_config import load_tune_file
 
@@ -42,7 +41,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
     try:
         config = load_tune_file(file, out=None if out is None else str(out), name=name, workers=workers)
         league = league_of(config, address, not no_mlflow)
-    except ConfigError as exc:
+    except AzulError as exc:
         fail(str(exc))
     console = Console(highlight=False, markup=False, stderr=format is TuneFormat.json)
     if format is TuneFormat.table:
@@ -54,7 +53,7 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
     try:
         with line:
             outcome = run_tune(config, resume=resume, fresh=fresh, progress=line.update, league=league)
-    except (LeagueError, ValueError) as exc:
+    except (AzulError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, an object store that refuses...
         fail(f"{os_error_message(exc)}; the records written so far are intact: fix that and finish the tune "

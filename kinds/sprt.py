@@ -33,14 +33,14 @@ from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, SPRT_FILE
 from records.store import as_store
 
 from .base import NoteDetail, RunKind, StatusDetail, command_line, out_and_name, register
-from tournament.backends import LeagueError
 from engine.errors import field_name, shown
-from engine.rules import VARIANTS
 
-from tournament.config import (MAX_SEED, ConfigError, LeagueConfig, check_choice, check_int, check_name, check_out,
-                     parse_config, read_yaml)
+from tournament.config import BotEntry, LeagueConfig, bot_seed, league_config, read_yaml
+from tournament.errors import ConfigError, LeagueError
+from tournament.fields import MAX_SEED, check_finite, check_int
+from tournament.settings import ADDRESS, MLFLOW, NAME, OUT, SEED, VARIANT, WORKERS, Field, Settings, one_of, whole
 from tournament.runner import LeagueSummary, run_league, store_of
-from tournament.scheduler import GameSpec, Slice, derive_seed, league_games
+from tournament.scheduler import GameSpec, Slice, league_games
 from tournament.stages import Results
 from tournament.tracking import logged
 
@@ -48,64 +48,65 @@ STAGE_PAIRS = 16  # pairs in a stage of the test, at least
 STAGE_GROWTH = 4  # ... or the pairs so far over this, when that is more
 
 
+def _bot_spec(value, where: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError.of(where, f"a bot spec is text (TYPE:key=value,...), not {shown(value)}")
+    return value
+
+
+def _seeds(value, where: str) -> tuple[int | None, int | None]:
+    if not isinstance(value, tuple) or len(value) != 2:
+        raise ConfigError.of(where, f"two bot seeds (or null for one from seed), not {shown(value)}")
+    return tuple(None if v is None else check_int(v, f"{where}[{i}]", 0, MAX_SEED) for i, v in enumerate(value))
+
+
+# An SPRT's settings (a training's gate takes its own of these: kinds/train_config.py)
+NEW, BASE = Field("new", _bot_spec), Field("base", _bot_spec)
+ELO0, ELO1 = Field("elo0", check_finite, 0.0), Field("elo1", check_finite, 5.0)
+ALPHA, BETA = Field("alpha", check_finite, 0.05), Field("beta", check_finite, 0.05)
+MODEL = Field("model", one_of(sprt.MODELS), "normalized")
+MAX_PAIRS = Field("max_pairs", whole(1), 10000)
+SEEDS = Field("seeds", _seeds, (None, None))  # the bots' seeds; None: from ``seed``
+
+
 @dataclass(frozen=True)
-class SprtSettings:
+class SprtSettings(Settings):
     """An SPRT of bot ``new`` against bot ``base`` (bot specs, ``bots.spec``) and where to run it."""
-    new: str
-    base: str
-    elo0: float = 0.0
-    elo1: float = 5.0
-    alpha: float = 0.05
-    beta: float = 0.05
-    model: str = "normalized"
-    max_pairs: int = 10000
-    variant: str = "colored"
-    seed: int = 0
-    seeds: tuple[int | None, int | None] = (None, None)  # the bots' seeds; None: from ``seed``
+    new: str = NEW.attr()
+    base: str = BASE.attr()
+    elo0: float = ELO0.attr()
+    elo1: float = ELO1.attr()
+    alpha: float = ALPHA.attr()
+    beta: float = BETA.attr()
+    model: str = MODEL.attr()
+    max_pairs: int = MAX_PAIRS.attr()
+    variant: str = VARIANT.attr()
+    seed: int = SEED.attr()
+    seeds: tuple[int | None, int | None] = SEEDS.attr()
     names: tuple[str, str] | None = None  # the bots' names in the records; None: from their specs
-    name: str = "sprt"
-    out: str = "runs"
-    workers: int | None = None
-    address: str | None = None
-    mlflow: bool = True
+    name: str = NAME.attr("sprt")
+    out: str = OUT.attr()
+    workers: int | None = WORKERS.attr()
+    address: str | None = ADDRESS.attr()
+    mlflow: bool = MLFLOW.attr()
 
     def check(self) -> None:
-        """A ValueError in one line, naming the field, for settings that cannot make a test (the
-        league config's checks, tournament/config.py, for what a league has too)."""
-        for key in ("new", "base"):
-            if not isinstance(getattr(self, key), str):
-                raise ConfigError(f"{key}: a bot spec is text (TYPE:key=value,...), not {shown(getattr(self, key))}")
-        for key in ("elo0", "elo1", "alpha", "beta"):
-            value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(_float(value)):
-                raise ConfigError(f"{key}: must be a finite number, not {shown(value)}")
-        check_choice(self.model, "model", sprt.MODELS)
-        sprt.check_hypotheses(self.elo0, self.elo1, self.model)
-        sprt.bounds(self.alpha, self.beta)
-        check_int(self.max_pairs, "max_pairs", 1)
-        check_choice(self.variant, "variant", VARIANTS)
-        check_int(self.seed, "seed", 0, MAX_SEED)
-        if not isinstance(self.seeds, tuple) or len(self.seeds) != 2:
-            raise ConfigError(f"seeds: two bot seeds (or null for one from seed), not {shown(self.seeds)}")
-        for i, value in enumerate(self.seeds):
-            if value is not None:
-                check_int(value, f"seeds[{i}]", 0, MAX_SEED)
-        check_name(self.name)
-        check_out(self.out)
-        if self.workers is not None:
-            check_int(self.workers, "workers", 0)
-        if self.address is not None and (not isinstance(self.address, str) or not self.address):
-            raise ConfigError(f"address: must be an address like 10.0.0.5:6379 or 'auto', not {shown(self.address)}")
-        if not isinstance(self.mlflow, bool):
-            raise ConfigError(f"mlflow: must be true or false, not {shown(self.mlflow)}")
+        """A ConfigError in one line, naming the field, for settings that cannot make a test:
+        each declared field's check (tournament/settings.py), then the test's hypotheses and
+        bounds, and two bots that differ."""
+        self.check_fields()
+        try:
+            sprt.check_hypotheses(self.elo0, self.elo1, self.model)
+            sprt.bounds(self.alpha, self.beta)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         new_seed, base_seed = self.bot_seeds()
         if self.new.strip() == self.base.strip() and new_seed == base_seed:
-            raise ValueError(f"both bots are {self.new!r} with seed {new_seed}: the same bot twice "
-                             "(give them different seeds for an A/A test)")
+            raise ConfigError(f"both bots are {self.new!r} with seed {new_seed}: the same bot twice "
+                              "(give them different seeds for an A/A test)")
 
     def bot_seeds(self) -> tuple[int, int]:
-        return tuple(derive_seed(self.seed, "bot", i) % 2**31 if s is None else s
-                     for i, s in enumerate(self.seeds))
+        return tuple(bot_seed(self.seed, i) if s is None else s for i, s in enumerate(self.seeds))
 
     def bot_names(self) -> tuple[str, str]:
         """The bots' ``names`` if given, else their own names, as a league names them
@@ -125,11 +126,10 @@ class SprtSettings:
     def league(self) -> LeagueConfig:
         """The league that plays the test: the two bots, 2 players, seats rotated, a deal a pair."""
         self.check()
-        bots = [{"name": name, **_spec_entry(spec), "seed": seed}
+        bots = [BotEntry.of_spec(name, spec, seed)
                 for name, spec, seed in zip(self.bot_names(), (self.new, self.base), self.bot_seeds())]
-        league = parse_config({"name": self.name, "players": 2, "variant": self.variant,
-                               "deals": self.max_pairs, "seats": "balanced", "seed": self.seed,
-                               "out": self.out, "bots": bots}, source="sprt")
+        league = league_config("sprt", self.name, bots, players=2, variant=self.variant, deals=self.max_pairs,
+                               seats="balanced", seed=self.seed, out=self.out)
         return league.with_overrides(address=self.address, workers=self.workers,
                                      mlflow=None if self.mlflow else False)
 
@@ -150,13 +150,6 @@ def _own_name(spec: str) -> str:
         return spec_name(spec)
     except ValueError:
         return spec.strip()
-
-
-def _spec_entry(spec: str) -> dict:
-    from bots.spec import parse_bot_spec
-
-    kind, params = parse_bot_spec(spec)
-    return {"type": kind, "params": params}
 
 
 @dataclass(frozen=True)
@@ -274,13 +267,6 @@ def check_resumable(settings: SprtSettings, before: SprtSettings, run_dir: Path)
     if changed:
         raise LeagueError(f"cannot resume {run_dir}: {'; '.join(changed)} (--fresh starts the test over, "
                           "or choose another --out or --name)")
-
-
-def _float(value: int | float) -> float:
-    try:
-        return float(value)
-    except OverflowError:  # an int beyond any float
-        return math.inf
 
 
 def _shown(value) -> str:

@@ -30,10 +30,10 @@ from records.names import CONFIG_FILE, STUDY_FILE
 from records.store import as_store
 
 from engine.errors import shown
-from engine.rules import VARIANTS
 
-from tournament.config import (MAX_SEED, BotEntry, ConfigError, LeagueConfig, MlflowSettings, RaySettings, check_choice,
-                     check_int, check_name, check_out, read_yaml)
+from tournament.config import BotEntry, LeagueConfig, MlflowSettings, RaySettings, read_yaml
+from tournament.errors import ConfigError
+from tournament.settings import DEALS, MLFLOW, NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Settings
 from tournament.runner import LeagueProgress, LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
 from tournament.stages import OneStage
@@ -46,41 +46,32 @@ KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", 
 
 
 @dataclass(frozen=True)
-class StudyConfig:
+class StudyConfig(Settings):
     """A study: the base bot (a spec), its interventions (``marker=take``, ``opening=line:1``...),
     the studied seats (None: every seat) and the opponents (``field``: specs, one for every
     other seat or one per other seat; empty: the base bot)."""
 
-    name: str
+    name: str = NAME.attr()
     bot: str
     interventions: tuple[str, ...]
-    players: int = 2
-    variant: str = "colored"
-    deals: int = 100
+    players: int = PLAYERS.attr()
+    variant: str = VARIANT.attr()
+    deals: int = DEALS.attr(100)
     seats: tuple[int, ...] | None = None
     field: tuple[str, ...] = ()
-    seed: int = 0
-    out: str = "runs"
-    workers: int | None = 0  # 0: in this process; None: a local Ray with one worker per CPU
-    mlflow: bool = False  # log the run to MLflow as a league is (a study file and the commands: on)
+    seed: int = SEED.attr()
+    out: str = OUT.attr()
+    workers: int | None = WORKERS.attr(0)  # 0: in this process; None: a local Ray with one worker per CPU
+    mlflow: bool = MLFLOW.attr(False)  # log the run to MLflow as a league is (a study file and the commands: on)
     labels: tuple[str, ...] = dataclasses.field(init=False, default=())
 
     def __post_init__(self):
-        """The league config's checks (tournament/config.py) on each field, then the study's own:
-        a ConfigError naming the field."""
-        check_name(self.name)  # the run folder is out/name: never outside out
-        check_int(self.players, "players", 2, 4)
-        check_choice(self.variant, "variant", VARIANTS)
-        check_int(self.deals, "deals", 1)
-        check_int(self.seed, "seed", 0, MAX_SEED)
-        check_out(self.out)  # a folder, or s3://BUCKET/PREFIX
-        if self.workers is not None:
-            check_int(self.workers, "workers", 0)
-        if not isinstance(self.mlflow, bool):
-            raise ConfigError(f"mlflow: must be true or false, not {shown(self.mlflow)}")
+        """The declared fields' checks (tournament/settings.py: the name, the run folder out/name
+        never outside out, ...), then the study's own: a ConfigError naming the field."""
+        self.check_fields()
         for key in ("interventions", "field", "seats"):
             value = getattr(self, key)
-            if value is not None and not isinstance(value, tuple):
+            if (value is not None or key != "seats") and not isinstance(value, tuple):
                 raise ConfigError(f"{key}: must be a list, not {shown(value)}")
         _spec(self.bot, "bot")
         for i, spec in enumerate(self.field):
@@ -166,7 +157,7 @@ def parse_study(data: Any, source: str = "study", default_name: str = "study") -
     try:
         return StudyConfig(**data)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise exc.at(source) from None
 
 
 def league_config(study: StudyConfig) -> LeagueConfig:

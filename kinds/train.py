@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from bots.spec import format_bot_spec, parse_bot_spec
+from bots.spec import format_bot_spec
 from bots.value_file import resolved_model
 from learn.data import write_shards
 from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
@@ -52,7 +52,8 @@ from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE,
                            RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE, TRAINED_FILE)
 from records.store import RunStore, as_store
 from records.urls import is_url
-from tournament.config import ConfigError, parse_config, read_stored_yaml
+from tournament.config import BotEntry, MlflowSettings, bot_seed, league_config, read_stored_yaml
+from tournament.errors import ConfigError
 from tournament.runner import run_league, store_of
 from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
@@ -221,13 +222,12 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
     bot = spec(current, c.iterations)
     # 1. self-play, with the league's records as usual
     started = time.perf_counter()
-    bots = [{"name": f"gen{g}", "type": "mcts", "seed": g,
-             "params": {"evaluator": "value", "iterations": c.iterations, "model": current}}]
-    bots += [{"name": f"opponent{i}", **_entry(s)} for i, s in enumerate(c.opponents)]
-    league = parse_config({"name": "selfplay", "players": c.players, "variant": c.variant, "deals": c.deals,
-                           "seats": "balanced", "self_play": True, "seed": c.seed * 1000 + g,
-                           "out": str(gen.root), "bots": bots, "mlflow": {"enabled": False}},
-                          source=f"generation {g}")
+    seed = c.seed * 1000 + g
+    bots = [BotEntry(f"gen{g}", "mcts", {"evaluator": "value", "iterations": c.iterations, "model": current}, g)]
+    bots += [BotEntry.of_spec(f"opponent{i}", s, bot_seed(seed, 1 + i)) for i, s in enumerate(c.opponents)]
+    league = league_config(f"generation {g}", "selfplay", bots, players=c.players, variant=c.variant, deals=c.deals,
+                           seats="balanced", self_play=True, seed=seed, out=str(gen.root),
+                           mlflow=MlflowSettings(enabled=False))
     league = league.with_overrides(workers=c.workers, address=c.address)
     summary = run_league(league, resume=gen.sub("selfplay").has_records())
     if not summary.complete:
@@ -272,11 +272,6 @@ def _average(store, trained: list[str], gen) -> None:
 
     models = [NTupleModel.load(_at(store, ref)) for ref in trained]
     gen.write_bytes(CANDIDATE_FILE, average(models, {**models[-1].meta, "averaged": trained}).to_bytes())
-
-
-def _entry(s: str) -> dict:
-    kind, params = parse_bot_spec(s)
-    return {"type": kind, "params": params}
 
 
 def _positions(runs: list, data) -> None:

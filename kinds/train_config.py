@@ -13,10 +13,14 @@ from engine.errors import shown
 from learn.data import TARGETS
 from records.read import read_table
 from records.store import local_run, open_store
-from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_out, read_yaml
+from analysis import sprt
+from tournament.config import read_yaml
+from tournament.errors import ConfigError, TrainError
+from tournament.fields import MAX_SEED, check_choice, check_int
+from tournament.settings import ADDRESS, MLFLOW, NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Settings
 
 from .base import with_options
-from .sprt import SprtSettings
+from .sprt import ELO0, ELO1, MAX_PAIRS, MODEL
 
 
 VALUES = {"mlp": "azul-value/1", "ntuple": "azul-ntuple/1"}  # train.value, and the format of its model files
@@ -24,16 +28,12 @@ GATE_FIELDS = ("current", "greedy")  # gate.field: who fills the seats of a 3- o
 BASES = ("current", "last")  # train.base: the weights a later generation's training starts from
 
 
-class TrainError(ValueError):
-    """A training run that cannot go on (its message says why)."""
-
-
 @dataclass(frozen=True)
-class TrainConfig:
-    name: str = "train"
-    players: int = 2
-    variant: str = "colored"
-    seed: int = 0
+class TrainConfig(Settings):
+    name: str = NAME.attr("train")
+    players: int = PLAYERS.attr()
+    variant: str = VARIANT.attr()
+    seed: int = SEED.attr()  # each generation's leagues play seed * 1000 + g: checked to fit in ``check``
     generations: int = 3
     iterations: int = 200          # MCTS iterations per move, in self-play and in the gate
     deals: int = 50                # self-play deals per generation (each played with seats swapped)
@@ -50,15 +50,15 @@ class TrainConfig:
     lr: float = 1e-3
     base: str = "current"          # BASES: from the current (last accepted) model, or the last generation's
     average: int = 1               # a candidate: the mean of the tables trained in its last `average` generations
-    elo0: float = 0.0
-    elo1: float = 40.0
-    max_pairs: int = 200           # the SPRT's pair limit (2 players)
+    elo0: float = ELO0.attr()
+    elo1: float = ELO1.attr(40.0)
+    max_pairs: int = MAX_PAIRS.attr(200)  # the SPRT's pair limit (2 players)
     max_deals: int = 100           # the league gate's deals (3 and 4 players; even at 4)
     field: str = "current"         # who fills the league gate's other seats: copies of current, or greedy
-    out: str = "runs"              # a folder, or s3://BUCKET/PREFIX (the run: <out>/<name>)
-    workers: int | None = None
-    address: str | None = None
-    mlflow: bool = True
+    out: str = OUT.attr()          # a folder, or s3://BUCKET/PREFIX (the run: <out>/<name>)
+    workers: int | None = WORKERS.attr()
+    address: str | None = ADDRESS.attr()
+    mlflow: bool = MLFLOW.attr()
     experiment: str = "azul-train"
 
 
@@ -95,13 +95,13 @@ def load_train_config(path: str | Path, **options) -> TrainConfig:
         raise TrainError(f"{path}: unknown field {shown(unknown[0])} (docs/train.md lists the fields)")
     config = TrainConfig(**flat)
     check(config, str(path))
-    return replace(config, out=check_out(config.out))  # typer's s3:/B/P of a URL as s3://B/P
+    return replace(config, out=OUT.value(config.out))  # typer's s3:/B/P of a URL as s3://B/P
 
 
 def check(c: TrainConfig, where: str = "train") -> None:
     """Every field checked before anything is written (a TrainError of one line naming ``where``
-    and the field): the whole numbers by the league's check, what the run shares with its gate
-    (name, out, seed, variant, elo0 and elo1, max_pairs, workers, address, mlflow) by the SPRT's."""
+    and the field): its whole numbers' ranges, then the declared fields (what every run shares,
+    and what its gate shares with an SPRT: elo0, elo1, max_pairs), then its own."""
     try:
         _check(c)
     except (ConfigError, ValueError) as exc:
@@ -114,11 +114,9 @@ def _check(c: TrainConfig) -> None:
             "max_pairs": (1, 10**6),
             "seed": (0, (MAX_SEED - 1000) // 1000)}  # each generation's leagues play seed * 1000 + g
     for name, (lo, hi) in ints.items():
-        check_int(getattr(c, name), name, lo, hi)  # the league's check
-    # the gate's settings (and the run's name and folder) through the SPRT's own check
-    SprtSettings(new="greedy", base="greedy", elo0=c.elo0, elo1=c.elo1, max_pairs=c.max_pairs, variant=c.variant,
-                 seed=c.seed, seeds=(1, 2), name=c.name, out=c.out, workers=c.workers, address=c.address,
-                 mlflow=c.mlflow).check()
+        check_int(getattr(c, name), name, lo, hi)
+    c.check_fields()
+    sprt.check_hypotheses(c.elo0, c.elo1, MODEL.default)  # the gate's SPRT (a ValueError names them)
     check_int(c.max_deals, "gate.max_deals", 2, 10**6)
     check_choice(c.field, "gate.field", GATE_FIELDS)
     if c.players == 4 and c.deals % 2:

@@ -16,7 +16,7 @@ Either leaves its records in the generation's ``gate/`` (a folder, or under the 
 """
 from __future__ import annotations
 
-from tournament.config import parse_config
+from tournament.config import BotEntry, MlflowSettings, league_config
 from tournament.runner import run_league
 
 from .sprt import SprtSettings, run_sprt
@@ -47,14 +47,9 @@ def _sprt_gate(c: TrainConfig, gen, g: int, candidate: str, current: str) -> dic
     return {k: r[k] for k in ("verdict", "pairs", "llr", "elo", "elo_low", "elo_high")}
 
 
-def gate_bots(c: TrainConfig, g: int, candidate: str, current: str) -> list[dict]:
+def gate_bots(c: TrainConfig, g: int, candidate: str, current: str) -> list[BotEntry]:
     """The gate league's bots: candidate, current, then the field (seeded apart)."""
-    from bots.spec import parse_bot_spec
-
-    def entry(name: str, spec: str, seed: int) -> dict:
-        kind, params = parse_bot_spec(spec)
-        return {"name": name, "type": kind, "params": params, "seed": seed}
-
+    entry = BotEntry.of_spec
     field = current if c.field == "current" else "greedy"
     return [entry(f"gen{g}-candidate", candidate, 1), entry(f"gen{g}-current", current, 2),
             *(entry(f"gen{g}-field{i}", field, 3 + i) for i in range(1, c.players - 1))]
@@ -64,10 +59,9 @@ def _league_gate(c: TrainConfig, gen, g: int, candidate: str, current: str) -> d
     from analysis.plackett_luce import fit_plackett_luce
     from analysis.records import read_records
 
-    league = parse_config({"name": "gate", "players": c.players, "variant": c.variant, "deals": c.max_deals,
-                           "seats": "balanced", "seed": c.seed * 1000 + g, "out": str(gen.root),
-                           "bots": gate_bots(c, g, candidate, current), "mlflow": {"enabled": False}},
-                          source=f"generation {g}'s gate")
+    league = league_config(f"generation {g}'s gate", "gate", gate_bots(c, g, candidate, current), players=c.players,
+                           variant=c.variant, deals=c.max_deals, seats="balanced", seed=c.seed * 1000 + g,
+                           out=str(gen.root), mlflow=MlflowSettings(enabled=False))
     league = league.with_overrides(workers=c.workers, address=c.address)
     summary = run_league(league, resume=gen.sub("gate").has_records())
     if not summary.complete:

@@ -36,10 +36,10 @@ from records.names import REPORT_FILES, TUNE_FIGURE, TUNE_FILE, TUNE_RESULT
 from records.store import RunStore, as_store
 from records.urls import is_url
 
-from tournament.backends import LeagueError
-from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
+from tournament.config import BotEntry, LeagueConfig, bot_seed, league_config, read_stored_yaml
+from tournament.errors import ConfigError, LeagueError
 from tournament.runner import LeagueSummary, run_league, store_of
-from tournament.scheduler import GameSpec, deal_seed, derive_seed, game_id, seat_cycle
+from tournament.scheduler import GameSpec, deal_seed, game_id, seat_cycle
 from tournament.stages import Results, Stage
 from tournament.tracking import logged
 
@@ -59,26 +59,16 @@ def league_of(config: TuneConfig, address: str | None = None, mlflow: bool = Tru
     """The league the tune plays: theta+, theta- (at the start values), then the field."""
     start = {p.name: p.value(p.inside(p.start)) for p in config.params}
     plus, minus = side_names(config)
-    bots = [{"name": plus, "type": config.bot, "params": {**config.fixed, **start}},
-            {"name": minus, "type": config.bot, "params": {**config.fixed, **start}}]
+    bots = [BotEntry(plus, config.bot, {**config.fixed, **start}, bot_seed(config.seed, 0)),
+            BotEntry(minus, config.bot, {**config.fixed, **start}, bot_seed(config.seed, 1))]
     taken = {plus, minus}
     for i, spec in enumerate(config.field):
         name = spec if spec not in taken else f"{spec} #{i + 1}"
         taken.add(name)
-        bots.append({"name": name, **_entry(spec)})
-    for i, b in enumerate(bots):
-        b["seed"] = derive_seed(config.seed, "bot", i) % 2**31
-    league = parse_config({"name": config.name, "players": config.players, "variant": config.variant,
-                           "deals": config.pairs, "seats": "rotate", "seed": config.seed, "out": config.out,
-                           "bots": bots}, source="tune")
+        bots.append(BotEntry.of_spec(name, spec, bot_seed(config.seed, len(bots))))
+    league = league_config("tune", config.name, bots, players=config.players, variant=config.variant,
+                           deals=config.pairs, seats="rotate", seed=config.seed, out=config.out)
     return league.with_overrides(address=address, workers=config.workers, mlflow=None if mlflow else False)
-
-
-def _entry(spec: str) -> dict:
-    from bots.spec import parse_bot_spec
-
-    kind, params = parse_bot_spec(spec)
-    return {"type": kind, "params": params}
 
 
 @dataclass(frozen=True)

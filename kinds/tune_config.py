@@ -27,9 +27,10 @@ from typing import Any
 from bots.registry import bot_parameters, check_params
 from bots.spec import format_bot_spec, parse_bot_spec
 from engine.errors import field_name
-from engine.rules import VARIANTS
 
-from tournament.config import MAX_SEED, ConfigError, check_choice, check_int, check_name, check_out, read_yaml
+from tournament.config import read_yaml
+from tournament.errors import ConfigError
+from tournament.settings import NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Field, Settings, whole
 from .base import with_options
 from .spsa import TunedParam, tuned_param
 
@@ -42,24 +43,36 @@ MAX_BATCH = 100_000  # the pairs of one step (one stage, built in memory)
 DEFAULT_TAIL = 0.2
 
 
+def _tail(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ConfigError.of(where, f"the share of the last steps averaged, above 0 and at most 1, not {value!r}")
+    return float(value)
+
+
+# A tune's own settings (those every kind shares: tournament/settings.py)
+PAIRS = Field("pairs", whole(1, MAX_PAIRS), 100)  # its steps are planned in memory
+BATCH = Field("batch", whole(1, MAX_BATCH), DEFAULT_BATCH)  # a step's games too
+TAIL = Field("tail", _tail, DEFAULT_TAIL)
+
+
 @dataclass(frozen=True)
-class TuneConfig:
+class TuneConfig(Settings):
     """A checked tune: the bot type, its fixed parameters, the tuned ones (``TunedParam``), the
     table (players, field, variant) and the budget (pairs, batch), the seed."""
 
-    name: str
+    name: str = NAME.attr()
     bot: str
     fixed: dict[str, Any]
     params: tuple[TunedParam, ...]
-    players: int = 2
+    players: int = PLAYERS.attr()
     field: tuple[str, ...] = ()
-    variant: str = "colored"
-    pairs: int = 100
-    batch: int = DEFAULT_BATCH
-    seed: int = 0
-    tail: float = DEFAULT_TAIL
-    out: str = "runs"
-    workers: int | None = None
+    variant: str = VARIANT.attr()
+    pairs: int = PAIRS.attr()
+    batch: int = BATCH.attr()
+    seed: int = SEED.attr()
+    tail: float = TAIL.attr()
+    out: str = OUT.attr()
+    workers: int | None = WORKERS.attr()
 
     @property
     def steps(self) -> int:
@@ -96,78 +109,63 @@ def load_tune_file(path: str | Path, **overrides) -> TuneConfig:
 def parse_tune(data: dict, source: str = "tune") -> TuneConfig:
     try:
         return _parse(data)
-    except (_Field, ConfigError) as exc:  # the league's checks (check_int...) raise ConfigError
-        raise ConfigError(f"{source}: {exc}") from None
-
-
-class _Field(Exception):
-    pass
+    except ConfigError as exc:
+        raise exc.at(source) from None
 
 
 def _parse(data: dict) -> TuneConfig:
     for key in data:
         if key not in KEYS:
-            raise _Field(f"{field_name(key)}: unknown field (fields: {', '.join(KEYS)})")
-    try:
-        name = check_name(data.get("name", "tune"))
-    except ConfigError as exc:
-        raise _Field(str(exc)) from None
+            raise ConfigError.of(field_name(key), f"unknown field (fields: {', '.join(KEYS)})")
+    name = NAME.read(data, default="tune")
     spec = data.get("bot")
     if not isinstance(spec, str) or not spec.strip():
-        raise _Field(f"bot: missing: the bot type to tune, or its spec (heuristic, mcts:iterations=200), not {spec!r}")
+        raise ConfigError(f"bot: missing: the bot type to tune, or its spec (heuristic, mcts:iterations=200), not {spec!r}")
     try:
         bot, fixed = parse_bot_spec(spec)
         bot_parameters(bot)
     except ValueError as exc:
-        raise _Field(f"bot: {exc}") from None
+        raise ConfigError(f"bot: {exc}") from None
     more = data.get("fixed") or {}
     if not isinstance(more, dict):
-        raise _Field(f"fixed: a mapping of parameter names to values, not {more!r}")
+        raise ConfigError(f"fixed: a mapping of parameter names to values, not {more!r}")
     fixed = {**fixed, **more}
     try:
         check_params(bot, fixed)
     except ValueError as exc:
-        raise _Field(f"fixed: {exc}") from None
-    players = check_int(data.get("players", 2), "players", 2, 4)
-    pairs = check_int(data.get("pairs", 100), "pairs", 1, MAX_PAIRS)  # its steps are planned in memory
-    batch = check_int(data.get("batch", DEFAULT_BATCH), "batch", 1, MAX_BATCH)  # a step's games too
-    seed = check_int(data.get("seed", 0), "seed", 0, MAX_SEED)
-    variant = check_choice(data.get("variant", "colored"), "variant", VARIANTS)
-    tail = data.get("tail", DEFAULT_TAIL)
-    if isinstance(tail, bool) or not isinstance(tail, (int, float)) or not 0 < tail <= 1:
-        raise _Field(f"tail: the share of the last steps averaged, above 0 and at most 1, not {tail!r}")
-    out = check_out(data.get("out", "runs"))  # a folder, or s3://BUCKET/PREFIX
-    workers = data.get("workers")
-    workers = None if workers is None else check_int(workers, "workers", 0)
+        raise ConfigError(f"fixed: {exc}") from None
+    players, pairs, batch = PLAYERS.read(data), PAIRS.read(data), BATCH.read(data)
+    seed, variant, tail = SEED.read(data), VARIANT.read(data), TAIL.read(data)
+    out, workers = OUT.read(data), WORKERS.read(data)  # out: a folder, or s3://BUCKET/PREFIX
     given = _params(data.get("params"))
     params = []
     for pname, fields in given.items():
         if pname in fixed:
-            raise _Field(f"params.{pname}: also a fixed parameter (tune it or fix it)")
+            raise ConfigError(f"params.{pname}: also a fixed parameter (tune it or fix it)")
         try:
             params.append(tuned_param(bot, pname, fields, pairs))
         except ValueError as exc:
-            raise _Field(f"params.{exc}") from None
+            raise ConfigError(f"params.{exc}") from None
         t = params[-1]
         try:  # a parameter the fixed settings leave unread tunes nothing (bots: parameters_error)
             check_params(bot, {**fixed, pname: _away_from_default(bot, pname, t.low, t.high, t.integer)})
         except ValueError as exc:
-            raise _Field(f"params.{pname}: tunes nothing with these settings ({exc})") from None
+            raise ConfigError(f"params.{pname}: tunes nothing with these settings ({exc})") from None
     field_specs = data.get("field")
     if field_specs is None:
         field_specs = [format_bot_spec(bot, fixed)] * (players - 2)
     if not isinstance(field_specs, list) or len(field_specs) != players - 2 or not all(
             isinstance(s, str) for s in field_specs):
-        raise _Field(f"field: {players - 2} bot spec(s) for the other seats of a {players}-player table, "
+        raise ConfigError(f"field: {players - 2} bot spec(s) for the other seats of a {players}-player table, "
                      f"not {field_specs!r}")
     for i, s in enumerate(field_specs):
         try:
             kind, values = parse_bot_spec(s)
             check_params(kind, values)
         except ValueError as exc:
-            raise _Field(f"field[{i}]: {exc}") from None
+            raise ConfigError(f"field[{i}]: {exc}") from None
     return TuneConfig(name, bot, fixed, tuple(params), players, tuple(field_specs), variant, pairs, batch, seed,
-                      float(tail), out, workers)
+                      tail, out, workers)
 
 
 def _away_from_default(bot: str, name: str, low: float, high: float, integer: bool) -> float | int:
@@ -189,17 +187,17 @@ def _params(value: Any) -> dict[str, dict]:
             elif isinstance(item, dict) and isinstance(item.get("name"), str):
                 items.append((item["name"], {k: v for k, v in item.items() if k != "name"}))
             else:
-                raise _Field(f"params[{i}]: a parameter's name, or a mapping with its name, not {item!r}")
+                raise ConfigError(f"params[{i}]: a parameter's name, or a mapping with its name, not {item!r}")
     else:
-        raise _Field(f"params: missing: the parameters to tune, a list of names or a mapping of names to "
+        raise ConfigError(f"params: missing: the parameters to tune, a list of names or a mapping of names to "
                      f"start, min, max, c_end, r_end, scale; not {value!r}")
     if not items:
-        raise _Field("params: no parameter to tune")
+        raise ConfigError("params: no parameter to tune")
     out: dict[str, dict] = {}
     for pname, fields in items:
         if pname in out:
-            raise _Field(f"params: {pname} is given twice")
+            raise ConfigError(f"params: {pname} is given twice")
         if fields is not None and not isinstance(fields, dict):
-            raise _Field(f"params.{pname}: a mapping of start, min, max, c_end, r_end, scale, not {fields!r}")
+            raise ConfigError(f"params.{pname}: a mapping of start, min, max, c_end, r_end, scale, not {fields!r}")
         out[str(pname)] = dict(fields or {})
     return out

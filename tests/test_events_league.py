@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from analysis.records import read_table
 from azul_cli.main import app
 from test_league_support import league, subprocess_env
-from tournament.backends import LeagueError
+from tournament.errors import LeagueError
 from tournament.config import parse_config
 from kinds import finish_command
 from tournament.runner import run_league

@@ -15,7 +15,7 @@ from kinds import KINDS, LEAGUE, TRAIN, NoteDetail, RunKind, StatusDetail, finis
 from kinds.base import command_line
 from records.folder import new_run_id, run_kind, save_run_id
 from test_league_support import league
-from tournament.backends import LeagueError
+from tournament.errors import LeagueError
 from tournament.config import parse_config
 from tournament.runner import run_league
 

@@ -112,7 +112,7 @@ def test_import_path_bots_and_overrides(tmp_path):
 
 def test_self_play_option(tmp_path):
     from tournament.run_folder import check_resumable
-    from tournament.runner import LeagueError
+    from tournament.errors import LeagueError
 
     plain = parse_config({**GOOD, "deals": 3, "name": "x"})
     assert plain.self_play is False and plain.to_dict()["self_play"] is False

@@ -16,7 +16,8 @@ from records.tables import empty_table
 from test_league_support import bot, league
 from tournament import read_table, replay, replay_game, replay_games
 from tournament.config import parse_config
-from tournament.runner import LeagueError, run_league
+from tournament.errors import LeagueError
+from tournament.runner import run_league
 from analysis import fit_elo, read_records
 
 

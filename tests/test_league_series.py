@@ -164,7 +164,7 @@ def test_resume_finishes_a_half_recorded_series(tmp_path, finished):
 
 
 def test_resume_refuses_a_changed_match(tmp_path):
-    from tournament.runner import LeagueError
+    from tournament.errors import LeagueError
     config = parse_config(league(tmp_path, ["random", "greedy"], name="m", deals=1))
     run_league(config, progress=False)
     changed = series_league(tmp_path, name="m", deals=1)

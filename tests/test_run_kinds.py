@@ -17,7 +17,7 @@ from kinds.sprt import SprtSettings, run_sprt
 from kinds.study import StudyConfig, league_config, run_study
 from records.folder import run_kind
 from records.read import done_game_ids
-from tournament.backends import LeagueError
+from tournament.errors import LeagueError
 from tournament.runner import run_league
 
 runner = CliRunner()

@@ -19,7 +19,7 @@ from test_league_support import league
 from tournament.config import ConfigError, parse_config
 from tournament.events import event_schedule
 from tournament.run_folder import check_resumable
-from tournament.runner import LeagueError
+from tournament.errors import LeagueError
 from tournament.scheduler import arrangements, count_games, deal_block, schedule, seat_blocks, seat_cycle
 from kinds.study import StudyConfig, study_games
 

@@ -14,7 +14,7 @@ from analysis.sprt_run import in_order, pair_cells, sprt_result
 from analysis.synthetic import synthetic_league
 from azul_cli.main import app
 from bots.spec import spec_name
-from tournament.backends import LeagueError
+from tournament.errors import LeagueError
 from kinds.sprt import SprtSettings, run_sprt
 
 runner = CliRunner()

@@ -12,9 +12,9 @@ from __future__ import annotations
 import importlib
 
 _NAMES = {
-    "ConfigError": "config", "LeagueConfig": "config", "load_config": "config", "parse_config": "config",
+    "AzulError": "errors", "ConfigError": "errors", "LeagueError": "errors", "LeagueConfig": "config", "load_config": "config", "parse_config": "config",
     "TABLES": "records.columns", "read_table": "records.read",
-    "LeagueError": "runner", "LeagueProgress": "runner", "LeagueSummary": "runner", "run_league": "runner",
+    "LeagueProgress": "runner", "LeagueSummary": "runner", "run_league": "runner",
     "derive_seed": "scheduler", "round_seed": "scheduler",
 }
 

@@ -24,13 +24,10 @@ from records.tables import RecordBuffer
 from records.writer import Committed
 
 from .config import LeagueConfig
+from .errors import LeagueError
 from .fastloop import BotRaised, Plan, compiled_batch, compiled_plan, play_columns, play_compiled
 from .game import Seat, close_bots, play_game
 from .scheduler import GameSpec, Slice, games_of, pack_games, unpack_games
-
-
-class LeagueError(RuntimeError):
-    """A league that cannot start or go on; the message says why and what to do."""
 
 
 class _Context(NamedTuple):

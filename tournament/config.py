@@ -20,12 +20,14 @@ from bots import bot_maker, bot_parameters as _parameters
 from bots.value_file import resolved_model
 from bots.spec import parse_bot_spec
 from engine.errors import shown
-from engine.rules import VARIANTS
 from records.store import RunStore
 
-from .fields import (MAX_SECONDS, MAX_SEED, _choice, _FieldError, _int, _kind, _known_keys, _name, _out, _seconds,
-                     _section, _stage_bound)
+from .errors import ConfigError
+from .fields import (MAX_SECONDS, MAX_SEED, check_choice, check_flag, check_int, check_name, check_out,  # noqa: F401
+                     check_seconds, kind_of, known_keys, section, stage_bound)
 from .scheduler import MATCHES, SEAT_MODES, count_games, deal_block, derive_seed
+from .settings import ADDRESS, DEALS, MLFLOW, NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Field, Settings, one_of, \
+    optional, whole
 
 TOP_KEYS = ("name", "players", "variant", "deals", "seats", "match", "self_play", "seed", "out",
             "time_limit", "batch_games", "flush_seconds", "ray", "mlflow", "bots", "python_referee",
@@ -43,8 +45,43 @@ IDENTITY = ("players", "variant", "seats", "match", "self_play", "seed", "time_l
             "bots", "format", "challengers", "rounds", "pairs_per_match")
 
 
-class ConfigError(ValueError):
-    """A config that cannot run; the message starts with the file and the field."""
+def _flush(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+        raise ConfigError.of(where, f"must be a number of seconds, 0 to {MAX_SECONDS:g}, not {shown(value)}")
+    return float(value)
+
+
+def _writer(value: Any, where: str) -> str:
+    if value not in WRITERS:
+        raise ConfigError.of(where, f"must be one of {', '.join(WRITERS)} (who writes the part files), "
+                                    f"not {shown(value)}")
+    return value
+
+
+def _uri(value: Any, where: str) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ConfigError.of(where, f"must be a URI like sqlite:///runs/mlflow.db, not {shown(value)}")
+    return value
+
+
+def _experiment(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ConfigError.of(where, f"must be a name, not {shown(value)}")
+    return value
+
+
+# A league's own settings (those every kind shares: tournament/settings.py)
+SEATS = Field("seats", one_of(SEAT_MODES), "balanced")
+MATCH = Field("match", one_of(MATCHES), "game")
+SELF_PLAY = Field("self_play", check_flag, False)
+PYTHON_REFEREE = Field("python_referee", check_flag, False)
+TIME_LIMIT = Field("time_limit", check_seconds, None)
+BATCH_GAMES = Field("batch_games", optional(whole(1)), None)
+FLUSH_SECONDS = Field("flush_seconds", _flush, 5.0)
+WRITE = Field("write", _writer, "driver")
+ENABLED = MLFLOW.but(key="enabled")  # mlflow.enabled
+TRACKING_URI = Field("tracking_uri", _uri, None)
+EXPERIMENT = Field("experiment", _experiment, "azul-league")
 
 
 @dataclass(frozen=True)
@@ -57,45 +94,52 @@ class BotEntry:
     seed: int
     time_limit: float | None = None  # seconds per move; None: the league's time_limit
 
+    @classmethod
+    def of_spec(cls, name: str, spec: str, seed: int) -> BotEntry:
+        """The bot a spec names (``bots.spec``: ``TYPE:key=value,...``) as the league's bot
+        ``name``; a ValueError says why a spec is not one."""
+        kind, params = parse_bot_spec(spec)
+        return cls(name=name, type=kind, params=params, seed=seed)
+
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type, "params": dict(self.params),
                 "seed": self.seed, "time_limit": self.time_limit}
 
 
 @dataclass(frozen=True)
-class RaySettings:
-    address: str | None = None  # join this cluster; None: RAY_ADDRESS, else a local Ray
-    workers: int | None = None  # games played at once; 0: in the driver, without Ray
-    write: str = "driver"  # who writes the part files: the driver, or each task its own (WRITERS)
+class RaySettings(Settings):
+    address: str | None = ADDRESS.attr()  # join this cluster; None: RAY_ADDRESS, else a local Ray
+    workers: int | None = WORKERS.attr()  # games played at once; 0: in the driver, without Ray
+    write: str = WRITE.attr()  # who writes the part files: the driver, or each task its own (WRITERS)
 
 
 @dataclass(frozen=True)
-class MlflowSettings:
-    enabled: bool = True
-    tracking_uri: str | None = None  # None: sqlite:///<out>/mlflow.db
-    experiment: str = "azul-league"
+class MlflowSettings(Settings):
+    enabled: bool = ENABLED.attr()
+    tracking_uri: str | None = TRACKING_URI.attr()  # None: sqlite:///<out>/mlflow.db
+    experiment: str = EXPERIMENT.attr()
 
 
 @dataclass(frozen=True)
-class LeagueConfig:
-    name: str
+class LeagueConfig(Settings):
+    name: str = NAME.attr()
     bots: tuple[BotEntry, ...]
-    players: int = 2
-    variant: str = "colored"
-    deals: int = 10
-    seats: str = "balanced"
-    seed: int = 0
-    out: str = "runs"
-    time_limit: float | None = None
-    batch_games: int | None = None
-    flush_seconds: float = 5.0
+    players: int = PLAYERS.attr()
+    variant: str = VARIANT.attr()
+    deals: int = DEALS.attr()
+    seats: str = SEATS.attr()
+    seed: int = SEED.attr()
+    out: str = OUT.attr()
+    time_limit: float | None = TIME_LIMIT.attr()
+    batch_games: int | None = BATCH_GAMES.attr()
+    flush_seconds: float = FLUSH_SECONDS.attr()
     ray: RaySettings = field(default_factory=RaySettings)
     mlflow: MlflowSettings = field(default_factory=MlflowSettings)
-    match: str = "game"  # "series": every scheduled game is a two-game series
-    self_play: bool = False  # also one table per bot with that bot in every seat
+    match: str = MATCH.attr()  # "series": every scheduled game is a two-game series
+    self_play: bool = SELF_PLAY.attr()  # also one table per bot with that bot in every seat
     # every game through the Python referee, even between built-in compiled bots (same records;
     # tournament/fastloop.py plays those in C otherwise)
-    python_referee: bool = False
+    python_referee: bool = PYTHON_REFEREE.attr()
     # the format (FORMATS) and its setting: the challengers' names (gauntlet), the rounds (swiss),
     # the game pairs of a match (knockout); None for the formats that do not take it
     format: str = "round-robin"
@@ -287,116 +331,117 @@ def parse_config(data: Any, source: str = "config", default_name: str = "league"
     and kept as an absolute path, so that the stored config reads the same file from anywhere."""
     try:
         return _parse(data, default_name, base)
-    except _FieldError as exc:
-        raise ConfigError(f"{source}: {exc.field}: {exc.reason}") from None
+    except ConfigError as exc:
+        raise exc.at(source) from None
 
 
 # ---------------------------------------------------------------- checking (each field: tournament/fields.py)
 def _parse(data: Any, default_name: str, base: str | Path | None = None) -> LeagueConfig:
     if not isinstance(data, dict):
-        raise _FieldError("(top level)", f"a config is a mapping of fields, not {_kind(data)}")
-    _known_keys(data, TOP_KEYS, "")
-    name = _name(data.get("name", default_name), "name")
-    players = _int(data.get("players", 2), "players", 2, 4)
-    variant = _choice(data.get("variant", "colored"), "variant", VARIANTS)
-    deals = _int(data.get("deals", 10), "deals", 1)
-    seats = _choice(data.get("seats", "balanced"), "seats", SEAT_MODES)
-    if deals % deal_block(players, seats):
-        raise _FieldError("deals", f"must be even at {players} players with seats: {seats} (its seatings "
-                                   f"balance who follows whom over each pair of deals), not {deals}; "
-                                   f"or seats: permute (24 games a deal)")
-    match = _choice(data.get("match", "game"), "match", MATCHES)
-    self_play = data.get("self_play", False)
-    if not isinstance(self_play, bool):
-        raise _FieldError("self_play", f"must be true or false, not {shown(self_play)}")
-    python_referee = data.get("python_referee", False)
-    if not isinstance(python_referee, bool):
-        raise _FieldError("python_referee", f"must be true or false, not {shown(python_referee)}")
-    seed = _int(data.get("seed", 0), "seed", 0, MAX_SEED)
-    out = _out(data.get("out", "runs"), "out")
-    time_limit = _seconds(data.get("time_limit"), "time_limit")
-    batch = data.get("batch_games")
-    batch = None if batch is None else _int(batch, "batch_games", 1)
-    flush = data.get("flush_seconds", 5.0)
-    if isinstance(flush, bool) or not isinstance(flush, (int, float)) or not 0 <= flush <= MAX_SECONDS:
-        raise _FieldError("flush_seconds", f"must be a number of seconds, 0 to {MAX_SECONDS:g}, not {shown(flush)}")
-    ray = _section(data.get("ray"), "ray", RAY_KEYS)
-    address = ray.get("address")
-    if address is not None and (not isinstance(address, str) or not address):
-        raise _FieldError("ray.address", f"must be an address like 10.0.0.5:6379 or 'auto', not {shown(address)}")
-    workers = ray.get("workers")
-    workers = None if workers is None else _int(workers, "ray.workers", 0)
-    write = ray.get("write", "driver")
-    if write not in WRITERS:
-        raise _FieldError("ray.write", f"must be one of {', '.join(WRITERS)} (who writes the part files), "
-                                       f"not {shown(write)}")
-    ml = _section(data.get("mlflow"), "mlflow", MLFLOW_KEYS)
-    enabled = ml.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise _FieldError("mlflow.enabled", f"must be true or false, not {shown(enabled)}")
-    uri = ml.get("tracking_uri")
-    if uri is not None and (not isinstance(uri, str) or not uri):
-        raise _FieldError("mlflow.tracking_uri", f"must be a URI like sqlite:///runs/mlflow.db, not {shown(uri)}")
-    experiment = ml.get("experiment", "azul-league")
-    if not isinstance(experiment, str) or not experiment:
-        raise _FieldError("mlflow.experiment", f"must be a name, not {shown(experiment)}")
+        raise ConfigError.of("(top level)", f"a config is a mapping of fields, not {kind_of(data)}")
+    known_keys(data, TOP_KEYS, "")
+    name = NAME.read(data, default=default_name)
+    players, variant, deals, seats = PLAYERS.read(data), VARIANT.read(data), DEALS.read(data), SEATS.read(data)
+    _deal_block(deals, players, seats)
+    match, self_play, python_referee = MATCH.read(data), SELF_PLAY.read(data), PYTHON_REFEREE.read(data)
+    seed, out, time_limit = SEED.read(data), OUT.read(data), TIME_LIMIT.read(data)
+    batch, flush = BATCH_GAMES.read(data), FLUSH_SECONDS.read(data)
+    ray = section(data.get("ray"), "ray", RAY_KEYS)
+    ray = RaySettings(*(f.read(ray, f"ray.{f.key}") for f in RaySettings.declared().values()))
+    ml = section(data.get("mlflow"), "mlflow", MLFLOW_KEYS)
+    ml = MlflowSettings(*(f.read(ml, f"mlflow.{f.key}") for f in MlflowSettings.declared().values()))
     bots = _bots(data.get("bots"), seed, players, variant, base)
-    if len(bots) < players and not self_play:  # with self_play, the self tables still play
-        raise _FieldError("bots", f"{len(bots)} bot(s) for {players}-player tables: a league needs "
-                                  f"at least {players} (or self_play: true)")
-    event = _event(data, players, bots, self_play)
-    _stage_bound(event.get("format"), [b.name for b in bots], players, deals, seats, match, event.get("challengers"))
-    return LeagueConfig(
+    config = LeagueConfig(
         name=name, bots=tuple(bots), players=players, variant=variant, deals=deals, seats=seats,
-        seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=float(flush),
-        ray=RaySettings(address, workers, write), mlflow=MlflowSettings(enabled, uri, experiment), match=match,
-        self_play=self_play, python_referee=python_referee, **event)
+        seed=seed, out=out, time_limit=time_limit, batch_games=batch, flush_seconds=flush,
+        ray=ray, mlflow=ml, match=match, self_play=self_play, python_referee=python_referee)
+    return _with_event(config, data)
+
+
+def league_config(source: str, name: str, bots: list[BotEntry], **settings: Any) -> LeagueConfig:
+    """The league of a kind's run (an SPRT's, a tune's, a training's self-play or gate), made
+    typed: ``LeagueConfig(name=name, bots=bots, **settings)`` with every field and bot checked as
+    ``parse_config`` checks a file's (a bot's relative ``model`` path made absolute against the
+    current folder); a ConfigError starts with ``source``."""
+    try:
+        return _checked(LeagueConfig(name=name, bots=tuple(bots), **settings))
+    except ConfigError as exc:
+        raise exc.at(source) from None
+
+
+def _checked(config: LeagueConfig) -> LeagueConfig:
+    checked = config.check_fields()
+    _deal_block(checked["deals"], checked["players"], checked["seats"])
+    ray, ml = config.ray.check_fields("ray."), config.mlflow.check_fields("mlflow.")
+    names: dict[str, int] = {}
+    bots = [_bot(i, e.type, e.params, e.seed, e.name, e.time_limit, checked["seed"], checked["players"],
+                 checked["variant"], None, names) for i, e in enumerate(config.bots)]
+    config = replace(config, **checked, bots=tuple(bots), ray=RaySettings(**ray), mlflow=MlflowSettings(**ml))
+    return _with_event(config, config.event_settings())
+
+
+def _deal_block(deals: int, players: int, seats: str) -> None:
+    if deals % deal_block(players, seats):
+        raise ConfigError.of("deals", f"must be even at {players} players with seats: {seats} (its seatings "
+                                      f"balance who follows whom over each pair of deals), not {deals}; "
+                                      f"or seats: permute (24 games a deal)")
+
+
+def _with_event(config: LeagueConfig, data: dict) -> LeagueConfig:
+    """The config with its format and that format's setting (``FORMAT_KEYS``) checked, from ``data``."""
+    if len(config.bots) < config.players and not config.self_play:  # with self_play, the self tables still play
+        raise ConfigError.of("bots", f"{len(config.bots)} bot(s) for {config.players}-player tables: a league needs "
+                                     f"at least {config.players} (or self_play: true)")
+    event = _event(data, config.players, list(config.bots), config.self_play)
+    stage_bound(event.get("format"), [b.name for b in config.bots], config.players, config.deals, config.seats,
+                config.match, event.get("challengers"))
+    return replace(config, **event)
 
 
 def _event(data: dict, players: int, bots: list[BotEntry], self_play: bool) -> dict[str, Any]:
     """The format and its setting (``FORMAT_KEYS``), checked: the LeagueConfig's fields."""
-    fmt = _choice(data.get("format", "round-robin"), "format", FORMATS)
+    fmt = check_choice(data.get("format", "round-robin"), "format", FORMATS)
     for f, key in FORMAT_KEYS.items():
         if key in data and f != fmt:
-            raise _FieldError(key, f"is a setting of format: {f}, not of format: {fmt}")
+            raise ConfigError.of(key, f"is a setting of format: {f}, not of format: {fmt}")
     if fmt == "round-robin":
         return {}
     if self_play:
-        raise _FieldError("self_play", f"is for a round-robin, not format: {fmt}")
+        raise ConfigError.of("self_play", f"is for a round-robin, not format: {fmt}")
     if fmt == "gauntlet":
         value = data.get("challengers")
         names = [b.name for b in bots]
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-            raise _FieldError("challengers", f"a gauntlet needs a list of the names of the bots that play every "
+            raise ConfigError.of("challengers", f"a gauntlet needs a list of the names of the bots that play every "
                                              f"other bot, not {shown(value)}")
         unknown = [v for v in value if v not in names]
         if unknown:
-            raise _FieldError("challengers", f"{shown(unknown[0])} is not the name of a bot of the league "
+            raise ConfigError.of("challengers", f"{shown(unknown[0])} is not the name of a bot of the league "
                                              f"(bots: {', '.join(names)})")
         if len(set(value)) != len(value):
-            raise _FieldError("challengers", "names a bot twice")
+            raise ConfigError.of("challengers", "names a bot twice")
         pool = len(bots) - len(set(value))
         if pool < players - 1:
-            raise _FieldError("challengers", f"leaves {pool} pool bot(s): a {players}-player table holds one "
+            raise ConfigError.of("challengers", f"leaves {pool} pool bot(s): a {players}-player table holds one "
                                              f"challenger and {players - 1} pool bot(s)")
         return {"format": fmt, "challengers": tuple(n for n in names if n in value)}
     if fmt == "swiss":
         if "rounds" not in data:
-            raise _FieldError("rounds", "missing: a Swiss event needs its number of rounds")
-        return {"format": fmt, "rounds": _int(data["rounds"], "rounds", 1, 1000)}
+            raise ConfigError.of("rounds", "missing: a Swiss event needs its number of rounds")
+        return {"format": fmt, "rounds": check_int(data["rounds"], "rounds", 1, 1000)}
     if players != 2:
-        raise _FieldError("players", f"a knockout is played at 2 players, not {players}")
+        raise ConfigError.of("players", f"a knockout is played at 2 players, not {players}")
     ignored = ("deals",) if "deals" in data else ()  # a knockout's are pairs_per_match: said, not refused
-    pairs = _int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)
+    pairs = check_int(data.get("pairs_per_match", 1), "pairs_per_match", 1, 10000)
     return {"format": fmt, "ignored": ignored, "pairs_per_match": pairs}
 
 
 def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colored",
           base: str | Path | None = None) -> list[BotEntry]:
     if value is None:
-        raise _FieldError("bots", "missing: list the bots of the league (type, params, seed)")
+        raise ConfigError.of("bots", "missing: list the bots of the league (type, params, seed)")
     if not isinstance(value, list) or not value:
-        raise _FieldError("bots", f"must be a non-empty list of bots, not {shown(value)}")
+        raise ConfigError.of("bots", f"must be a non-empty list of bots, not {shown(value)}")
     entries, names = [], {}
     for i, item in enumerate(value):
         where = f"bots[{i}]"
@@ -404,76 +449,53 @@ def _bots(value: Any, league_seed: int, players: int = 2, variant: str = "colore
             try:
                 kind, params = parse_bot_spec(item)
             except ValueError as exc:
-                raise _FieldError(where, str(exc)) from None
+                raise ConfigError.of(where, str(exc)) from None
             item = {"type": kind, "params": params}
         if not isinstance(item, dict):
-            raise _FieldError(where, f"a bot is a mapping with type, params and seed, not {_kind(item)}")
-        _known_keys(item, BOT_KEYS, where + ".")
+            raise ConfigError.of(where, f"a bot is a mapping with type, params and seed, not {kind_of(item)}")
+        known_keys(item, BOT_KEYS, where + ".")
         bot_type = item.get("type")
         if not isinstance(bot_type, str) or not bot_type:
-            raise _FieldError(f"{where}.type", f"missing: a registered bot type or module:Class, not {shown(bot_type)}")
+            raise ConfigError.of(f"{where}.type", f"missing: a registered bot type or module:Class, not {shown(bot_type)}")
         params = item.get("params") or {}
         if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-            raise _FieldError(f"{where}.params", f"must be a mapping of parameter names to values, not {shown(params)}")
-        if isinstance(params.get("model"), str) and "model" in _parameters(bot_type):
-            params = {**params, "model": resolved_model(params["model"], base)}
-        seed = item.get("seed")
-        seed = derive_seed(league_seed, "bot", i) % 2**31 if seed is None else _int(seed, f"{where}.seed", 0, MAX_SEED)
-        time_limit = _seconds(item.get("time_limit"), f"{where}.time_limit")
-        try:
-            proto = bot_maker(bot_type, params)(seed)
-        except ValueError as exc:
-            text = str(exc)
-            field_name = f"{where}.type" if "unknown bot type" in text or "cannot import" in text \
-                or "not a Bot" in text else f"{where}.params"
-            raise _FieldError(field_name, text) from None
-        unfit = proto.table_error(players, variant)
-        if unfit:  # found now, not as a traceback at its first move
-            raise _FieldError(f"{where}.params", unfit)
-        name = item.get("name", proto.name)
-        name = _name(name, f"{where}.name")
-        if name in names:
-            raise _FieldError(f"{where}.name", f"{shown(name)} is already the name of bots[{names[name]}]: "
-                                               "give each bot a distinct name")
-        names[name] = i
-        entries.append(BotEntry(name=name, type=bot_type, params=dict(params), seed=seed,
-                                time_limit=time_limit))
+            raise ConfigError.of(f"{where}.params", f"must be a mapping of parameter names to values, not {shown(params)}")
+        entries.append(_bot(i, bot_type, params, item.get("seed"), item.get("name", _UNNAMED), item.get("time_limit"),
+                            league_seed, players, variant, base, names))
     return entries
 
 
-def check_int(value: Any, where: str, low: int, high: int | None = None) -> int:
-    """``value`` as a whole number from ``low`` (to ``high``): a league config's check, with its
-    error as a ConfigError naming ``where``, for the settings made without one (--workers, a
-    study's or an SPRT's fields)."""
-    return _checked(_int, value, where, low, high)
+_UNNAMED = object()  # a bot given no name: it goes by its own (``Bot.name``)
 
 
-def check_choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
-    """``value`` as one of ``choices`` (a league config's check; a ConfigError naming ``where``)."""
-    return _checked(_choice, value, where, choices)
-
-
-def check_out(value: Any, where: str = "out") -> str:
-    """``value`` as where a run goes: a folder, or an ``s3://BUCKET/PREFIX`` URL (a run on object
-    storage; every kind's out takes one)."""
-    return _checked(_out, value, where)
-
-
-def _checked(check, value: Any, where: str, *args):
+def _bot(i: int, bot_type: str, params: dict, seed: Any, name: Any, time_limit: Any, league_seed: int, players: int,
+         variant: str, base: str | Path | None, names: dict[str, int]) -> BotEntry:
+    """The ``i``-th bot of a league, checked: its model path absolute, its seed (None: from the
+    league's), built once (its type and parameters, and whether it plays this table), its name
+    (``_UNNAMED``: its own) distinct from those in ``names``, which it joins."""
+    where = f"bots[{i}]"
+    if isinstance(params.get("model"), str) and "model" in _parameters(bot_type):
+        params = {**params, "model": resolved_model(params["model"], base)}
+    seed = bot_seed(league_seed, i) if seed is None else check_int(seed, f"{where}.seed", 0, MAX_SEED)
+    time_limit = check_seconds(time_limit, f"{where}.time_limit")
     try:
-        return check(value, where, *args)
-    except _FieldError as exc:
-        raise ConfigError(f"{exc.field}: {exc.reason}") from None
+        proto = bot_maker(bot_type, params)(seed)
+    except ValueError as exc:
+        text = str(exc)
+        field_name = f"{where}.type" if "unknown bot type" in text or "cannot import" in text \
+            or "not a Bot" in text else f"{where}.params"
+        raise ConfigError.of(field_name, text) from None
+    unfit = proto.table_error(players, variant)
+    if unfit:  # found now, not as a traceback at its first move
+        raise ConfigError.of(f"{where}.params", unfit)
+    name = check_name(proto.name if name is _UNNAMED else name, f"{where}.name")
+    if name in names:
+        raise ConfigError.of(f"{where}.name", f"{shown(name)} is already the name of bots[{names[name]}]: "
+                                              "give each bot a distinct name")
+    names[name] = i
+    return BotEntry(name=name, type=bot_type, params=dict(params), seed=seed, time_limit=time_limit)
 
 
-def check_name(value: Any, where: str = "name") -> str:
-    """``value`` as a run's or bot's name (a ConfigError naming ``where`` and stating the rule,
-    ``fields.NAME_RULE``, otherwise): the one rule for names, a league config's, for the runs made
-    without one (kinds/study.py, kinds/sprt.py, kinds/tune_config.py), the bots of ``--bot`` specs
-    (azul_cli/series.py, azul_cli/study.py) and the web table's player (web/play_setup.py)."""
-    try:
-        return _name(value, where)
-    except _FieldError as exc:
-        raise ConfigError(str(exc)) from None
-
-
+def bot_seed(league_seed: int, i: int) -> int:
+    """The seed of a league's ``i``-th bot when it is given none."""
+    return derive_seed(league_seed, "bot", i) % 2**31

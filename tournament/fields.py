@@ -1,14 +1,13 @@
 """The checks of a settings field: each takes a value and where it sits (``bots[0].seed``) and
-returns it checked, or raises ``_FieldError`` naming that field and the rule it breaks.
-
-tournament/config.py builds a league config with them (``parse_config`` turns a ``_FieldError``
-into a ``ConfigError`` naming the file) and lends them, as ``check_int``, ``check_choice``,
-``check_out`` and ``check_name``, to the settings of the other kinds of run (studies, SPRTs,
-tunes, training). ``name_error`` is the one rule for names (``NAME_RULE``: printable characters,
-at most ``MAX_NAME``, no '/', no leading '.'), for runs and bots alike.
+returns it checked, or raises the ``ConfigError`` (tournament/errors.py) naming that field and the
+rule it breaks (``ConfigError.of``). tournament/settings.py declares the fields of every kind of
+run with them, and tournament/config.py reads a league config with them (``parse_config`` adds
+the file to the error). ``name_error`` is the one rule for names (``NAME_RULE``: printable
+characters, at most ``MAX_NAME``, no '/', no leading '.'), for runs and bots alike.
 """
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from typing import Any
@@ -16,56 +15,54 @@ from typing import Any
 from engine.errors import field_name, shown
 from records.urls import as_typed, is_url, parse_url
 
+from .errors import ConfigError
 from .scheduler import arrangements
 
 MAX_SEED = 2**64 - 1  # seeds: 0..2**64-1
 MAX_SECONDS = 1e6  # time_limit and flush_seconds: positive, at most 1e6 s (11 days)
 
 
-class _FieldError(Exception):
-    def __init__(self, field_name: str, reason: str):
-        super().__init__(f"{field_name}: {reason}")
-        self.field = field_name
-        self.reason = reason
+# the error of one field: ``ConfigError.of`` (this name is kept for the lines of ``_out`` below)
+_FieldError = ConfigError.of
 
 
-def _known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:
+def known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:
     for key in mapping:
         if key not in known:
-            raise _FieldError(f"{prefix}{field_name(key)}", f"unknown field (fields here: {', '.join(known)})")
+            raise ConfigError.of(f"{prefix}{field_name(key)}", f"unknown field (fields here: {', '.join(known)})")
 
 
-def _section(value: Any, where: str, known: tuple[str, ...]) -> dict:
+def section(value: Any, where: str, known: tuple[str, ...]) -> dict:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise _FieldError(where, f"must be a mapping ({', '.join(known)}), not {_kind(value)}")
-    _known_keys(value, known, where + ".")
+        raise ConfigError.of(where, f"must be a mapping ({', '.join(known)}), not {kind_of(value)}")
+    known_keys(value, known, where + ".")
     return value
 
 
-def _int(value: Any, where: str, low: int, high: int | None = None) -> int:
+def check_int(value: Any, where: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _FieldError(where, f"must be a whole number, not {shown(value)}")
+        raise ConfigError.of(where, f"must be a whole number, not {shown(value)}")
     if value < low or (high is not None and value > high):
         span = (f"{low} or more" if high is None else f"{low} or more and below 2**64" if high == MAX_SEED
                 else f"from {low} to {high}")
-        raise _FieldError(where, f"must be {span}, not {shown(value)}")
+        raise ConfigError.of(where, f"must be {span}, not {shown(value)}")
     return value
 
 
-def _seconds(value: Any, where: str) -> float | None:
+def check_seconds(value: Any, where: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_SECONDS:
-        raise _FieldError(where, f"must be a positive number of seconds up to {MAX_SECONDS:g} (or null "
+        raise ConfigError.of(where, f"must be a positive number of seconds up to {MAX_SECONDS:g} (or null "
                                  f"for none), not {shown(value)}")
     return float(value)
 
 
-def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
+def check_choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
-        raise _FieldError(where, f"must be one of {', '.join(choices)}, not {shown(value)}")
+        raise ConfigError.of(where, f"must be one of {', '.join(choices)}, not {shown(value)}")
     return value
 
 
@@ -109,15 +106,16 @@ def name_error(value: Any) -> str | None:
     return None
 
 
-def _name(value: Any, where: str) -> str:
+def check_name(value: Any, where: str = "name") -> str:
+    """``value`` as a run's or bot's name: the one rule for names (``NAME_RULE``), stated in the error."""
     why = name_error(value)
     if why:
-        raise _FieldError(where, f"must be a non-empty name without '/', not {shown(value, 60)}: {why} "
+        raise ConfigError.of(where, f"must be a non-empty name without '/', not {shown(value, 60)}: {why} "
                                  f"({NAME_RULE})")
     return value
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     return "nothing" if value is None else f"a {type(value).__name__} ({shown(value, 40)})"
 
 
@@ -135,10 +133,44 @@ def _out(value: Any, where: str) -> str:
     return value
 
 
+def check_out(value: Any, where: str = "out") -> str:
+    """``value`` as where a run goes: a folder, or an ``s3://BUCKET/PREFIX`` URL (a run on object
+    storage; every kind's out takes one), as the run keeps it."""
+    return _out(value, where)
+
+
+def check_flag(value: Any, where: str) -> bool:
+    """``value`` as true or false."""
+    if not isinstance(value, bool):
+        raise ConfigError.of(where, f"must be true or false, not {shown(value)}")
+    return value
+
+
+def check_address(value: Any, where: str) -> str | None:
+    """``value`` as a Ray cluster's address, or None (a local Ray, or RAY_ADDRESS)."""
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ConfigError.of(where, f"must be an address like 10.0.0.5:6379 or 'auto', not {shown(value)}")
+    return value
+
+
+def check_finite(value: Any, where: str) -> int | float:
+    """``value`` as a finite number (an int beyond any float is not one)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(_float(value)):
+        raise ConfigError.of(where, f"must be a finite number, not {shown(value)}")
+    return value
+
+
+def _float(value: int | float) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float
+        return math.inf
+
+
 MAX_STAGE_GAMES = 1_000_000  # the games of one stage of an event, built in memory (a round-robin streams)
 
 
-def _stage_bound(fmt: str | None, names: list[str], players: int, deals: int, seats: str, match: str,
+def stage_bound(fmt: str | None, names: list[str], players: int, deals: int, seats: str, match: str,
                  challengers: tuple[str, ...] | None) -> None:
     """A gauntlet (one stage) or a Swiss round builds its games in memory: past MAX_STAGE_GAMES a
     field error on ``deals``, before anything runs, not a MemoryError."""
@@ -153,6 +185,6 @@ def _stage_bound(fmt: str | None, names: list[str], players: int, deals: int, se
     games = tables * deals * len(arrangements(players, seats)) * (2 if match == "series" else 1)
     if games > MAX_STAGE_GAMES:
         what = "a Swiss round" if fmt == "swiss" else "a gauntlet"
-        raise _FieldError("deals", f"{deals:,} deals make {games:,} games in {what}, more than the "
+        raise ConfigError.of("deals", f"{deals:,} deals make {games:,} games in {what}, more than the "
                                    f"{MAX_STAGE_GAMES:,} one stage may hold: fewer deals (or a round-robin, which "
                                    "streams its games)")

@@ -18,7 +18,7 @@ from records.read import done_game_ids
 from records.store import as_store
 from records.urls import is_url
 
-from .backends import LeagueError
+from .errors import LeagueError
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_stored_yaml
 from .repair import RepairReport, repair
 from .scheduler import seat_blocks

@@ -41,7 +41,8 @@ from records.urls import is_url
 from records.tables import build_table, empty_table, with_columns
 from records.writer import BufferedWriter, Committed, read_committed
 
-from .backends import Backend, LeagueError, RayBackend, SerialBackend
+from .backends import Backend, RayBackend, SerialBackend
+from .errors import LeagueError
 from .batches import BatchSizer, Listed, Slices
 from .config import LeagueConfig
 from .fastloop import why_python_referee

@@ -22,13 +22,14 @@ from engine.loop import Dealt, Moved, play
 from engine.rules import complete_rows as wall_rows
 from engine.rules import ranks as game_ranks
 
+from .errors import AzulError
 from .scheduler import SERIES_GAMES, round_seed, series_deal_seed
 
 class Player(Protocol):
     def act(self, state: GameState) -> Move | str: ...
 
 
-class SeriesError(ValueError):
+class SeriesError(AzulError, ValueError):
     """A series that cannot be played on: bad arguments, or a player that failed (an illegal
     move, an exception from its ``act`` or ``reset``, an external program's forfeit)."""
 
