@@ -131,10 +131,9 @@ def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | No
         raise ValueError(f"a run kind is a short lowercase name, not {kind!r}")
     record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {}),
               **({"models": models} if models else {})}
-    if hasattr(run_dir, "write_part"):  # a store (records.store.open_store)
-        run_dir.write_text(RUN_FILE, json.dumps(record) + "\n")
-    else:
-        replace_text(Path(run_dir) / RUN_FILE, json.dumps(record) + "\n")
+    from .store import as_store
+
+    as_store(run_dir).write_text(RUN_FILE, json.dumps(record) + "\n")
 
 
 def saved_models(run_dir: str | Path) -> dict[str, list[dict[str, str]]]:
