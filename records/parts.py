@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .columns import TABLES, WRITE_ORDER
+from .interface import RunStore
 from .names import SIDE_TABLES
 from .tables import empty_table
 
@@ -154,10 +155,11 @@ class PartWriter:
 
     def __init__(self, run_dir):
         """``run_dir``: a run's store (records.store.open_store) to write through, or its folder's path."""
-        from .store import as_store
-
-        store = as_store(run_dir)
-        existing, self._write = store.part_ids(), store.write_part
+        if isinstance(run_dir, RunStore):
+            existing, self._write = run_dir.part_ids(), run_dir.write_part
+        else:
+            folder = Path(run_dir)
+            existing, self._write = all_part_ids(folder), lambda n, t: write_part(folder, n, t)
         self.next_part = max((int(p[:6]) for p in existing), default=0) + 1
         self.token = secrets.token_hex(4)  # this writer's, in the ids of the parts its tasks write
 

@@ -44,8 +44,8 @@ from .folder import replace_bytes
 from .names import LOCK_FILE, QUARANTINE, SIDE_TABLES
 from .objects import Objects, S3Url, parse_url
 from .parts import PART, part_bytes, part_name, part_tables
-from .side import check_side_table, next_side_id
-from .store import RunStore, _with_side_tables
+from .interface import RunStore
+from .side import check_side_table, next_side_id, with_side_tables
 from .urls import VIEW_SMALL, VIEW_URL, as_typed
 
 COMMITS = "_commits/"  # a part's commit: _commits/<id>.json
@@ -186,7 +186,7 @@ class S3RunStore(RunStore):
         """Remove these objects, and everything under each name as a folder (a record table's
         name: every part's commit first, then the staged objects)."""
         if set(names) & set(TABLES):  # the run's records: the side tables' commits and parts too
-            names = (COMMITS.rstrip("/"), STAGED.rstrip("/"), *_with_side_tables(names))
+            names = (COMMITS.rstrip("/"), STAGED.rstrip("/"), *with_side_tables(names))
         for name in names:
             self.objects.delete(name)
             for inner in self.objects.entries(name + "/"):

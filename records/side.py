@@ -18,8 +18,16 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from .columns import TABLES
 from .names import SIDE_TABLES
 from .parts import PART, parquet_files, part_bytes, part_name
+
+
+def with_side_tables(names) -> tuple[str, ...]:
+    """``names``, and the side tables when a game table is among them (a run's records go together:
+    ``RunStore.remove``, ``--fresh``)."""
+    names = tuple(names)
+    return (*names, *SIDE_TABLES) if set(names) & set(TABLES) else names
 
 
 def check_side_table(table: str) -> None:
