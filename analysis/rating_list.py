@@ -107,7 +107,7 @@ class RatingList:
         (``include`` takes a bot off the excluded). A run the list holds already (by run id), or
         given twice, is refused, and nothing is written."""
         from records.folder import run_id_of
-        from records.urls import is_url
+        from records.store import open_store
 
         from .records import check_runs
 
@@ -116,7 +116,7 @@ class RatingList:
         runs = []
         for given in run_dirs:
             where, d = _located(given)  # where the list finds it again; a folder that reads as it
-            shown = where if is_url(where) else str(d)
+            shown = str(open_store(given))  # a folder as given, a run's URL
             if not (d / "games").is_dir():
                 raise RatingListError(f"{shown}: not a run folder (no games records)")
             run_id = run_id_of(d)
@@ -217,13 +217,11 @@ def version_dirs(version: Version) -> list[Path]:
 def _located(run: str | Path) -> tuple[str, Path]:
     """Where a run is, as the list keeps it (a folder's absolute path, or an ``s3://`` URL), and a
     local folder that reads as it (the folder, or the run's view: records.store.local_run)."""
-    from records.store import local_run, open_store
-    from records.urls import is_url
+    from records.store import open_store
 
-    if is_url(str(run)):
-        where = str(open_store(run).root)  # typer's s3:/B/P as s3://B/P
-        return where, local_run(where)
-    return str(Path(run).resolve()), Path(run)
+    store = open_store(run)  # typer's s3:/B/P as s3://B/P
+    folder = store.own_folder()
+    return store.address(), store.view() if folder is None else folder
 
 
 def version_bots(version: Version) -> list[str]:

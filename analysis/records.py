@@ -237,12 +237,11 @@ def notebook_run(text: str) -> Path:
     prefix with no committed run, or a store that refuses (no bucket, no credentials); it names
     the URL, never the endpoint or the credentials."""
     from records.store import open_store
-    from records.urls import is_url
 
     text = str(text).strip()
-    if not is_url(text):
-        return Path(text).expanduser()
     store = open_store(text)  # ValueError: a bad URL
+    if store.own_folder() is not None:
+        return Path(text).expanduser()
     try:
         if not store.committed():
             raise ValueError(f"{store}: no game records there (no committed part)")

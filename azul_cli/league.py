@@ -143,7 +143,7 @@ def status(run_dir: RunDirArg) -> None:
 
     try:
         kind = kind_of(store.view(parts=False))
-        st = kind.status(store.root)  # a run on object storage: read from its local view
+        st = kind.status(store)  # a run on object storage: read from its local view
     except (ValueError, OSError) as exc:  # an unknown kind; a damaged part names itself and the repair
         fail(str(exc))
     console = Console(highlight=False, markup=False)
@@ -178,22 +178,21 @@ def status_line(kind, st) -> str:
 def repair(run_dir: RunDirArg) -> None:
     """Mend a run folder: damaged or foreign files to quarantine/, only whole games kept."""
     from records.store import open_store
-    from records.urls import is_url
 
     try:
         store = open_store(run_dir)
-        remote = is_url(str(store))
-        if not remote and not run_dir.is_dir():
+        folder = store.own_folder()  # None: a run on object storage
+        if folder is not None and not folder.is_dir():
             fail(f"{run_dir}: no such folder")
         if not store.exists(CONFIG_FILE):  # a training run (a folder or a URL) holds its records in its runs
             from kinds import finish_command, kind_of
 
             kind = kind_of(store.view(parts=False)) if store.exists(RUN_FILE) else None
             if kind is not None and kind.nests:
-                inner = ", ".join(kind.nested_runs(store.root)) or "none yet"
+                inner = ", ".join(kind.nested_runs(store)) or "none yet"
                 fail(f"{store}: {kind.article}, whose records are in the runs it holds ({inner}): repair each "
-                     f"of them; finish it with: {finish_command(store.root)}")
-            fail(f"{store}: not a run{'' if remote else ' folder'} (no {CONFIG_FILE}): not a league, an SPRT, "
+                     f"of them; finish it with: {finish_command(store)}")
+            fail(f"{store}: not a run{'' if folder is None else ' folder'} (no {CONFIG_FILE}): not a league, an SPRT, "
                  "a study or a tune")
     except (ValueError, OSError) as exc:
         fail(str(exc))
@@ -212,11 +211,7 @@ def repair(run_dir: RunDirArg) -> None:
     _print_repair(console, report)
     from kinds import finish_command, kind_of
 
-    if remote:  # its kind's command, named by the run's URL
-        console.print(f"finish the {kind_of(store.view(parts=False)).label} with: {finish_command(str(store))}",
-                      soft_wrap=True)
-        return
-    console.print(f"finish the {kind_of(run_dir).label} with: {finish_command(run_dir)}", soft_wrap=True)
+    console.print(f"finish the {kind_of(store).label} with: {finish_command(store)}", soft_wrap=True)
 
 
 def _print_repair(console: Console, report: RepairReport | None) -> None:

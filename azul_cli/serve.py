@@ -42,6 +42,16 @@ def check_url(text: str, what: str = "") -> str:
         fail(f"{what}{exc}")
 
 
+def _root(where, what: str = ""):
+    """``where`` as a place holding runs (records.store.open_root), or one ``error:`` line (a bad URL)."""
+    from records.store import open_root
+
+    try:
+        return open_root(where)
+    except ValueError as exc:
+        fail(f"{what}{exc}")
+
+
 def check_prefix(text: str) -> str:
     """A served ``s3://BUCKET/PREFIX``, checked with one LIST: an ``error:`` line when it cannot
     be listed (no bucket, refused, unreachable: the message names the URL, never the endpoint) or
@@ -68,14 +78,12 @@ def serve(runs: ServeRuns = None, host: HostOpt = "127.0.0.1", port: PortOpt = 8
     Pages update while the runs play. Stop it with Ctrl-C.
     """
     folders = runs or [Path("runs")]
-    from records.urls import is_url
-
     for i, folder in enumerate(folders):
-        if is_url(str(folder)):
+        if _root(folder).folder() is None:  # a prefix on object storage
             folders[i] = check_prefix(str(folder))
         elif not folder.is_dir():
             fail(f"{folder}: no such folder (RUNS are folders of runs, or run folders)")
-    if is_url(str(play_out)):
+    if _root(play_out, "--play-out ").folder() is None:
         play_out = check_url(str(play_out), "--play-out ")
     try:
         port = free_port(host, port)

@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from records.folder import lock_holder, run_kind, saved_models
+from records.folder import run_kind, saved_models
 from records.names import CONFIG_FILE, REPORT_FILES, RUN_FILE
-from records.store import as_store, open_store
-from records.urls import S3Url, is_url
+from records.store import RunStore, as_store
 
 
 class StatusDetail:
@@ -105,11 +104,19 @@ class RunStatus:
     decides: bool = False  # the kind plays until a test decides (``RunKind.decides``)
     # each bot's models and their sha256 as the run started with them (run.json's ``models``)
     models: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+    # the tables beside the games it holds (records.names.SIDE_TABLES): {table: (parts, rows)}
+    side: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """The lines ``azul league status`` prints after its status line (the kind's, and the
-        models the run pinned, where the kind places them)."""
-        return self.detail.lines(model_lines(self.models))
+        models the run pinned, where the kind places them; then a line a side table it holds)."""
+        return self.detail.lines(model_lines(self.models)) + side_lines(self.side)
+
+
+def side_lines(side: dict[str, tuple[int, int]]) -> list[str]:
+    """``TABLE: N parts, R rows (beside the games)``, a line a side table a run holds."""
+    return [f"{table}: {parts:,} part{'s' * (parts != 1)}, {rows:,} row{'s' * (rows != 1)} (beside the games)"
+            for table, (parts, rows) in side.items()]
 
 
 class RunKind:
@@ -166,19 +173,18 @@ class RunKind:
         nested = [store.sub(inner).view() for inner in self.nested_runs(store)]
         return sum(len(done_game_ids(folder)) for folder in [Path(run_dir), *nested])
 
-    def status(self, run_dir: Path) -> RunStatus:
-        """Where the run in ``run_dir`` stands (``RunStatus``). Reads the lock's holder without
-        taking the lock, so a reader never makes a starting driver fail."""
-        store = open_store(run_dir) if is_url(str(run_dir)) else None  # a run on object storage
-        run_dir = store.view() if store is not None else Path(run_dir)  # read from its local view
+    def status(self, run_dir: RunStore | str | Path) -> RunStatus:
+        """Where the run ``run_dir`` (its store) stands (``RunStatus``). Reads the lock's holder
+        without taking the lock, so a reader never makes a starting driver fail."""
+        store = as_store(run_dir)
+        run_dir = store.view()  # read from its local view (a folder: the folder itself)
         recorded, planned = self.recorded_games(run_dir, store), self.planned_games(run_dir)
-        driver = store.holder() if store is not None else lock_holder(run_dir)
+        driver = store.holder()
         finished = self.is_finished(run_dir, recorded, planned)
         state = "running" if driver is not None else "finished" if finished else "stopped"
-        finish = None if finished else finish_command(run_dir if store is None else str(store))
-        name = run_dir.name if store is None else str(store).rsplit("/", 1)[-1]
-        return RunStatus(self.name, name, recorded, planned, state, finish, driver, self.detail(run_dir),
-                         self.decides, saved_models(run_dir))
+        finish = None if finished else finish_command(store)
+        return RunStatus(self.name, store.name, recorded, planned, state, finish, driver, self.detail(run_dir),
+                         self.decides, saved_models(run_dir), store.side_counts())
 
     # what the league driver asks (tournament.runner.FolderKind)
     def refuse(self, run_dir: Path, other: str) -> str:
@@ -208,67 +214,55 @@ def kind_named(name: str) -> RunKind:
 def kind_of(run_dir: str | Path) -> RunKind:
     """The kind of the run in ``run_dir`` (``records.folder.run_kind``: run.json's kind, or what
     an older folder holds)."""
-    return kind_named(run_kind(run_dir))
+    return kind_named(run_kind(as_store(run_dir).view(parts=False)))
 
 
-def parent_run(run_dir: str | Path) -> Path | str | None:
-    """The run that holds ``run_dir`` (a training run's ``gen-NNN/selfplay`` or gate), if any:
-    the nearest folder above it, at most two levels up, whose kind nests runs. A run on object
-    storage (an ``s3://`` URL) is looked for the same way, a prefix up and two (a prefix's kind
-    is its ``run.json``'s): the URL of the run that holds it, or None."""
-    if is_url(str(run_dir)):
-        url = open_store(run_dir).url
-        for up in (_above(url), _above(_above(url))):
-            kind = _kind_at(open_store(str(up))) if up != url else None
-            if kind is not None and kind.nests:
-                return str(up)
-        return None
-    run_dir = Path(run_dir)
-    for up in (run_dir.parent, run_dir.parent.parent):
-        try:
-            if up != run_dir and kind_of(up).nests:
-                return up
-        except ValueError:
-            continue
+def parent_run(run_dir: RunStore | str | Path) -> RunStore | None:
+    """The store of the run that holds ``run_dir`` (a training run's ``gen-NNN/selfplay`` or gate),
+    if any: the nearest run above it, at most two levels up (``RunStore.above``: a folder, or a
+    prefix on object storage), whose kind (its ``run.json``'s) nests runs."""
+    for up in as_store(run_dir).above():
+        kind = _kind_at(up)
+        if kind is not None and kind.nests:
+            return up
     return None
 
 
-def _above(url: S3Url) -> S3Url:
-    """The prefix above ``url`` (the bucket's top stays where it is)."""
-    return S3Url(url.bucket, url.prefix.rpartition("/")[0])
-
-
-def _kind_at(store) -> RunKind | None:
-    """The kind of the run on object storage there (its ``run.json``'s), or None (no run there,
-    an unreadable one, an unknown kind)."""
+def _kind_at(store: RunStore) -> RunKind | None:
+    """The kind its ``run.json`` names, or None (no run there, an unreadable one, an unknown kind)."""
     try:
         return kind_named(json.loads(store.read_text(RUN_FILE)).get("kind"))
     except (OSError, ValueError, AttributeError):
         return None
 
 
-def finish_command(run_dir: str | Path) -> str:
-    """How to finish the run in ``run_dir``: its kind's command, or, for a run nested in another
-    (a training run's self-play league or gate), the command that finishes the outer run. A run
-    on object storage (an ``s3://`` URL) is named by its URL (a nested one by its training run's),
-    its kind read from its view."""
-    outer = parent_run(run_dir)
+def finish_command(run_dir: RunStore | str | Path) -> str:
+    """How to finish the run ``run_dir`` (its store): its kind's command, or, for a run nested in
+    another (a training run's self-play league or gate), the command that finishes the outer run.
+    A run on object storage is named by its URL (a nested one by its training run's), its kind
+    read from its view."""
+    store = as_store(run_dir)
+    outer = parent_run(store)
     if outer is not None:
-        kind = _kind_at(open_store(outer)) if is_url(str(outer)) else kind_of(outer)
-        return kind.finish_command(outer)
-    if is_url(str(run_dir)):
-        store = open_store(run_dir)
-        return kind_of(store.view(parts=False)).finish_command(str(store))
-    return kind_of(run_dir).finish_command(Path(run_dir))
+        return _kind_at(outer).finish_command(outer)
+    return kind_of(store.view(parts=False)).finish_command(store)
 
 
-def out_and_name(run_dir: str | Path) -> tuple[str, str]:
-    """A run's ``--out`` and ``--name``: a folder's parent and name, or an ``s3://`` run's URL
-    split at its last ``/``."""
-    if is_url(str(run_dir)):
-        out, _, name = str(open_store(run_dir)).rpartition("/")
-        return out, name
-    return str(Path(run_dir).parent), Path(run_dir).name
+def out_and_name(run_dir: RunStore | str | Path) -> tuple[str, str]:
+    """A run's ``--out`` and ``--name`` (``RunStore.out_and_name``)."""
+    return as_store(run_dir).out_and_name()
+
+
+def settings_command(run_dir: RunStore | str | Path, words: list[str], settings: str, placeholder: str,
+                     what: str) -> str:
+    """The command ``words SETTINGS --out OUT --name NAME --resume`` that finishes a run from its
+    settings file ``settings``: the run's own file where a command can read it by name (a folder),
+    else ``placeholder`` and a sentence saying it is ``what`` (a run on object storage keeps it)."""
+    store = as_store(run_dir)
+    given = store.file_argument(settings)
+    line = command_line([*words, placeholder if given is None else given, "--out", *out_name_args(store),
+                         "--resume"])
+    return line if given is not None else f"{line} ({placeholder}: {what}, as {store.where(settings)} keeps it)"
 
 
 def out_name_args(run_dir: str | Path) -> list[str]:

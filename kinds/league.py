@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from records.names import CONFIG_FILE
-from records.store import RunStore, as_store
-from records.urls import is_url
+from records.store import RunStore
 from tournament.config import ConfigError, LeagueConfig, parse_config, read_stored_yaml
 
-from .base import RunKind, StatusDetail, command_line, failures_text, out_name_args, register
+from .base import RunKind, StatusDetail, failures_text, register, settings_command
 
 
 def saved_config(run_dir: Path) -> LeagueConfig | None:
@@ -91,13 +90,9 @@ def finished_pairings(run_dir: Path, records: dict) -> tuple[Any, list[tuple[int
 class LeagueKind(RunKind):
     name, label, article = "league", "league", "a league"
 
-    def finish_command(self, run_dir: Path) -> str:
-        if is_url(str(run_dir)):  # its config.yaml is on the store: the user's own config file
-            return (command_line(["azul", "league", "run", "CONFIG", "--out", *out_name_args(run_dir), "--resume"])
-                    + f" (CONFIG: the league config that started it, as {as_store(run_dir).where(CONFIG_FILE)} "
-                    "keeps it)")
-        return command_line(["azul", "league", "run", RunStore(run_dir).where(CONFIG_FILE), "--out",
-                             *out_name_args(run_dir), "--resume"])
+    def finish_command(self, run_dir) -> str:
+        return settings_command(run_dir, ["azul", "league", "run"], CONFIG_FILE, "CONFIG",
+                                "the league config that started it")
 
     def planned_games(self, run_dir: Path) -> int | None:
         config = saved_config(run_dir)

@@ -50,14 +50,13 @@ from learn.data import write_shards
 from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
                            RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE, TRAINED_FILE)
-from records.store import RunStore, as_store
-from records.urls import is_url
+from records.store import RunStore, as_store, open_store, run_ref
 from tournament.config import BotEntry, MlflowSettings, bot_seed, league_config, read_stored_yaml
 from tournament.errors import ConfigError
 from tournament.runner import run_league, store_of
 from tournament.tracking import default_uri, logged, mlflow_client, start_run
 
-from .base import RunKind, StatusDetail, command_line, out_name_args, register
+from .base import RunKind, StatusDetail, register, settings_command
 from .train_config import TrainConfig, TrainError, check, load_train_config  # noqa: F401 - kinds.train's API
 from .train_fit import fit_generation as _fit
 from .train_gate import describe, gate
@@ -145,8 +144,8 @@ def _at(store, ref: str, model: bool = True):
         return ref
     if store.exists(ref):
         return _local(store, ref) if model else store.sub(ref)
-    if not is_url(str(store)) and Path(ref).exists():
-        return str(Path(ref)) if model else RunStore(ref)
+    if store.own_folder() is not None and Path(ref).exists():  # a local run's lineage of old
+        return str(Path(ref)) if model else open_store(ref)
     raise TrainError(f"{store}: its lineage names {ref}, which is not in the run's folder any more "
                      "(moved or deleted): put it back, or start the run over with --fresh")
 
@@ -207,7 +206,7 @@ def _generation_zero(c: TrainConfig, store, log) -> dict:
         return {**record, "model": c.start_model, "data": None}
     gen = store.sub(name)
     data = gen.sub("data")
-    _positions([r if is_url(r) else Path(r) for r in c.start_records], data)  # folders, or runs' URLs
+    _positions([run_ref(r) for r in c.start_records], data)  # folders, or runs' URLs
     metrics = _fit(c, [data], None, gen, MODEL_FILE, 0)
     log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
         f"held-out loss {metrics['held_out_loss']:.4f}")
@@ -416,13 +415,9 @@ class TrainKind(RunKind):
     owned = (LINEAGE_FILE, CURVE_FILE, *REPORT_FILES)
     nests = True
 
-    def finish_command(self, run_dir: Path) -> str:
-        if is_url(str(run_dir)):  # its train.yaml is on the store: the train config that started it
-            return (command_line(["azul", "train", "TRAIN.yaml", "--out", *out_name_args(run_dir), "--resume"])
-                    + f" (TRAIN.yaml: the train config that started it, as {as_store(run_dir).where(TRAIN_FILE)} "
-                    "keeps it)")
-        return command_line(["azul", "train", RunStore(run_dir).where(TRAIN_FILE), "--out", *out_name_args(run_dir),
-                             "--resume"])
+    def finish_command(self, run_dir) -> str:
+        return settings_command(run_dir, ["azul", "train"], TRAIN_FILE, "TRAIN.yaml",
+                                "the train config that started it")
 
     def nested_runs(self, run_dir) -> list[str]:
         """Its generations' self-play leagues and gates that hold records (a folder's, or on object

@@ -34,8 +34,6 @@ import yaml
 
 from records.names import REPORT_FILES, TUNE_FIGURE, TUNE_FILE, TUNE_RESULT
 from records.store import RunStore, as_store
-from records.urls import is_url
-
 from tournament.config import BotEntry, LeagueConfig, bot_seed, league_config, read_stored_yaml
 from tournament.errors import ConfigError, LeagueError
 from tournament.runner import LeagueSummary, run_league, store_of
@@ -43,7 +41,7 @@ from tournament.scheduler import GameSpec, deal_seed, game_id, seat_cycle
 from tournament.stages import Results, Stage
 from tournament.tracking import logged
 
-from .base import RunKind, StatusDetail, command_line, out_name_args, register
+from .base import RunKind, StatusDetail, register, settings_command
 from .spsa import Spsa, rounded, steps, summary
 from .tune_config import SAVED, TuneConfig, parse_tune
 
@@ -311,12 +309,8 @@ class TuneKind(RunKind):
     name, label, article, settings = "tune", "tune", "a tune", TUNE_FILE
     owned = (TUNE_RESULT, TUNE_FIGURE, *REPORT_FILES)
 
-    def finish_command(self, run_dir: Path) -> str:  # tune.yaml: the tune as it started, named as the folder
-        if is_url(str(run_dir)):  # its tune.yaml is on the store: the tune file that started it
-            return (command_line(["azul", "tune", "TUNE.yaml", "--out", *out_name_args(run_dir), "--resume"])
-                    + f" (TUNE.yaml: the tune file that started it, as {as_store(run_dir).where(TUNE_FILE)} keeps it)")
-        return command_line(["azul", "tune", RunStore(run_dir).where(TUNE_FILE), "--out", *out_name_args(run_dir),
-                             "--resume"])
+    def finish_command(self, run_dir) -> str:  # tune.yaml: the tune as it started, named as the folder
+        return settings_command(run_dir, ["azul", "tune"], TUNE_FILE, "TUNE.yaml", "the tune file that started it")
 
     def planned_games(self, run_dir: Path) -> int | None:
         try:

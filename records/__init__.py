@@ -13,9 +13,12 @@ synthetic runs of ``analysis``) and its readers (``analysis``): imports only pya
 - ``records.checks``: the checks every reader makes first (``check_run_dir``, ``DamagedRecords``),
   and ``naming_damage`` around its reads (damage inside a part's pages, found by a full read).
 - ``records.read``: one table of one run folder read back (committed parts only).
-- ``records.store``: ``RunStore`` (a run's bytes, parts and lock through one interface) and
-  ``open_store`` (a folder, or ``s3://BUCKET/PREFIX``: ``records.s3store.S3RunStore``, its lock
-  ``records.s3lock``, its requests ``records.objects``, its URL ``records.urls``; boto3 there only).
+- ``records.interface``: ``RunStore``, the abstract base of a run's bytes, parts, lock and side tables.
+- ``records.store``: ``open_store`` (the factory, the one place a URL is told from a path: a
+  ``FolderStore``, or for ``s3://BUCKET/PREFIX`` a ``records.s3store.S3RunStore``, its lock
+  ``records.s3lock``, its requests ``records.objects``, its URL ``records.urls``; boto3 there only)
+  and ``open_root`` (a ``RunsRoot``: an ``--out`` or a served root, which holds runs).
+- ``records.side``: the tables beside the games (``names.SIDE_TABLES``: ``reviews/``) in a folder.
 
 See docs/league.md, Records.
 """

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from .interface import RunStore
 from .names import LOCK_FILE, QUARANTINE, RUN_FILE, SPRT_FILE, STUDY_FILE, TUNE_FILE
 from .parts import committed_parts, parquet_files, part_path
 
@@ -131,7 +132,7 @@ def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | No
         raise ValueError(f"a run kind is a short lowercase name, not {kind!r}")
     record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {}),
               **({"models": models} if models else {})}
-    if hasattr(run_dir, "write_part"):  # a store (records.store.open_store)
+    if isinstance(run_dir, RunStore):
         run_dir.write_text(RUN_FILE, json.dumps(record) + "\n")
     else:
         replace_text(Path(run_dir) / RUN_FILE, json.dumps(record) + "\n")

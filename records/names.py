@@ -7,6 +7,12 @@ spells one (tests/test_layout.py).
 """
 from __future__ import annotations
 
+# the tables a run may hold beside the four game tables (records.columns.TABLES), each a folder of
+# parts committed on their own (records/side.py; RunStore.write_side): the review's (SPEC 11, its
+# columns to be declared in records/columns.py beside the game tables'). The game checks
+# (records/checks.py) and readers never look at them; ``--fresh`` and repair handle them with the games.
+SIDE_TABLES = ("reviews",)
+
 # the league driver's (tournament/)
 CONFIG_FILE = "config.yaml"  # the resolved league config the run plays
 RUN_FILE = "run.json"  # {"run_id": ..., "referee": ..., "kind": ...}, written when the run folder is created

@@ -28,6 +28,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .columns import TABLES, WRITE_ORDER
+from .interface import RunStore
+from .names import SIDE_TABLES
 from .tables import empty_table
 
 PART = re.compile(r"^part-((\d{6})(?:-[0-9a-f]{8})?)\.parquet$")  # a part file's name: its id, number
@@ -70,19 +72,39 @@ def has_records(run_dir: Path) -> bool:
 
 
 def clean_orphans(run_dir: Path) -> list[Path]:
-    """Remove parts not committed by a ``games`` part, and leftover temporary files."""
+    """Remove parts not committed by a ``games`` part, and leftover temporary files; in the side
+    tables (records/side.py: each part committed by its own link), the temporary files of writers
+    that are gone (a live one, which takes no lock, is left to finish)."""
     committed = set(committed_parts(run_dir))
     removed = []
-    for name in TABLES:
+    for name in (*TABLES, *SIDE_TABLES):
         folder = Path(run_dir) / name
         if not folder.is_dir():
             continue
         for p in folder.iterdir():
             m = PART.match(p.name)
-            if (m and m.group(1) not in committed) or (p.name.startswith(".part-") and p.name.endswith(".tmp")):
-                p.unlink()
+            temporary = p.name.startswith(".part-") and p.name.endswith(".tmp")
+            if name in SIDE_TABLES:
+                gone = temporary and not _writer_alive(p.name)
+            else:
+                gone = (m and m.group(1) not in committed) or temporary
+            if gone:
+                p.unlink(missing_ok=True)
                 removed.append(p)
     return removed
+
+
+def _writer_alive(tmp_name: str) -> bool:
+    """Whether the process that writes the temporary file ``tmp_name`` (``.NAME.<pid>-<random>.tmp``)
+    is still running on this host."""
+    try:
+        pid = int(tmp_name.rsplit(".", 2)[-2].split("-", 1)[0])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def write_file(table: pa.Table, final: Path) -> None:
@@ -132,8 +154,8 @@ class PartWriter:
     """Writes batches of records as numbered part files, all four tables per part."""
 
     def __init__(self, run_dir):
-        """``run_dir``: a run folder's path, or a store (records.store.open_store) to write through."""
-        if hasattr(run_dir, "write_part"):
+        """``run_dir``: a run's store (records.store.open_store) to write through, or its folder's path."""
+        if isinstance(run_dir, RunStore):
             existing, self._write = run_dir.part_ids(), run_dir.write_part
         else:
             folder = Path(run_dir)

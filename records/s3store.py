@@ -17,6 +17,11 @@ copy, or the staged object while the copy is not done): never a listing of the t
 reader made for folders (DuckDB, Polars, pyarrow) reads that. Committed parts are immutable, so a
 part is downloaded once into the cache (``AZUL_S3_CACHE``, else ``~/.cache/azul/s3``), keyed by
 the run's URL and the commit's ETag. The lock is records/s3lock.py's.
+
+A side table (records.names.SIDE_TABLES, records/side.py) is committed the same way in a namespace
+of its own: staged under ``_staged/<table>/<id>.<random>/``, committed by ``_commits/<table>/<id>.json``
+(create-only), copied to ``<table>/part-<id>.parquet``; its ids carry a writer's random token, and
+no lock is needed, so a review writes beside a live driver.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ import hashlib
 import json
 import os
 import secrets
+import socket
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -34,10 +41,12 @@ import pyarrow as pa
 
 from .columns import TABLES
 from .folder import replace_bytes
-from .names import LOCK_FILE, QUARANTINE
+from .names import LOCK_FILE, QUARANTINE, SIDE_TABLES
 from .objects import Objects, S3Url, parse_url
 from .parts import PART, part_bytes, part_name, part_tables
-from .urls import VIEW_SMALL, VIEW_URL
+from .interface import RunStore
+from .side import check_side_table, next_side_id, with_side_tables
+from .urls import VIEW_SMALL, VIEW_URL, as_typed
 
 COMMITS = "_commits/"  # a part's commit: _commits/<id>.json
 STAGED = "_staged/"  # a part's tables before its commit: _staged/<id>.<random>/<table>.parquet
@@ -65,6 +74,21 @@ def _json_in(path: Path) -> dict:
         return {}
 
 
+SIDE_STAGED_S = 3600.0  # a side table's staged part older than this, with no commit, is an orphan
+
+
+def _stale_side(name: str) -> bool:
+    """Whether the staged object ``name`` is a game part's (its writer held the lock), or a side
+    table's staged by a writer long gone (``_staged/<table>/<id>.<unix time>/...``, no commit)."""
+    first, _, rest = name[len(STAGED):].partition("/")
+    if first not in SIDE_TABLES:
+        return True
+    try:
+        return time.time() - float(rest.split("/", 1)[0].split(".", 1)[1]) > SIDE_STAGED_S
+    except (IndexError, ValueError):
+        return True
+
+
 def _each(work, items) -> list:
     """``work`` of every item, on threads (requests wait on the network; Parquet encoding releases
     the GIL); the results in order, the first error raised."""
@@ -73,11 +97,11 @@ def _each(work, items) -> list:
         return list(pool.map(work, items))
 
 
-class S3RunStore:
+class S3RunStore(RunStore):
     """One run under ``s3://BUCKET/PREFIX``: its small files by name, its nested runs, its parts."""
 
     def __init__(self, url: str | S3Url, objects: Objects | None = None):
-        self.url = url if isinstance(url, S3Url) else parse_url(url)
+        self.url = url if isinstance(url, S3Url) else parse_url(as_typed(url))
         self.objects = objects if objects is not None else Objects(self.url)
         self.held = None  # the lock (records.s3lock.S3Lock) while this process holds it
 
@@ -87,9 +111,41 @@ class S3RunStore:
     def __str__(self) -> str:
         return str(self.url)
 
+    def __eq__(self, other) -> bool:
+        return isinstance(other, S3RunStore) and other.url == self.url
+
+    def __hash__(self) -> int:
+        return hash(self.url)
+
     @property
     def root(self) -> str:
         return str(self.url)
+
+    def out_and_name(self) -> tuple[str, str]:
+        out, _, name = str(self).rpartition("/")
+        return out, name
+
+    def address(self) -> str:
+        return str(self.url)
+
+    def above(self) -> list[RunStore]:
+        """The prefixes one and two above (the bucket's top stays where it is)."""
+        ups, url = [], self.url
+        for _ in range(2):
+            if not url.prefix:
+                break
+            url = S3Url(url.bucket, url.prefix.rpartition("/")[0])
+            ups.append(S3RunStore(url, Objects(url, self.objects._s3)))
+        return ups
+
+    def my_holder(self) -> str:
+        return f"{os.getpid()} on {socket.gethostname()}"
+
+    def file_argument(self, name: str) -> None:
+        return None  # a command reads its settings from a local file
+
+    def own_folder(self) -> None:
+        return None
 
     def where(self, name: str) -> str:
         """The ``s3://`` URL of the object ``name``."""
@@ -129,8 +185,8 @@ class S3RunStore:
     def remove(self, *names: str) -> None:
         """Remove these objects, and everything under each name as a folder (a record table's
         name: every part's commit first, then the staged objects)."""
-        if set(names) & set(TABLES):
-            names = (COMMITS.rstrip("/"), STAGED.rstrip("/"), *names)
+        if set(names) & set(TABLES):  # the run's records: the side tables' commits and parts too
+            names = (COMMITS.rstrip("/"), STAGED.rstrip("/"), *with_side_tables(names))
         for name in names:
             self.objects.delete(name)
             for inner in self.objects.entries(name + "/"):
@@ -141,11 +197,13 @@ class S3RunStore:
         return S3RunStore(self.url.join(name), Objects(self.url.join(name), self.objects._s3))
 
     # ------------------------------------------------------------ parts
-    def commits(self) -> dict[str, str]:
-        """``{part id: commit object's ETag}`` of the committed parts."""
+    def commits(self, table: str | None = None) -> dict[str, str]:
+        """``{part id: commit object's ETag}`` of the committed parts (of the game tables, or of
+        the side table ``table``)."""
         found = {}
-        for name, (etag, _) in self.objects.entries(COMMITS).items():
-            part = name[len(COMMITS):].removesuffix(".json")
+        inner = COMMITS if table is None else f"{COMMITS}{table}/"
+        for name, (etag, _) in self.objects.entries(inner).items():
+            part = name[len(inner):].removesuffix(".json")
             if name.endswith(".json") and PART.match(part_name(part)):
                 found[part] = etag
         return found
@@ -156,8 +214,16 @@ class S3RunStore:
 
     def commit_of(self, part: str) -> dict:
         """What part ``part``'s commit lists: ``{"part": id, "tables": {table: {"object", "staged",
-        "size", "md5"}}}``."""
+        "size", "md5"}}}`` (a side table's part: ``TABLE/ID``)."""
         return json.loads(self.objects.get(f"{COMMITS}{part}.json")[0])
+
+    def part_source(self, part: int | str):
+        """Each table's checked bytes of a committed part (a function of the table), or None."""
+        try:
+            commit = self.commit_of(part)
+        except FileNotFoundError:
+            return None
+        return lambda name: pa.BufferReader(self.part_data(part, name, commit))
 
     def has_records(self) -> bool:
         """Whether any part is there, committed or staged."""
@@ -217,12 +283,16 @@ class S3RunStore:
         """Finish the copies of committed parts; remove staged objects no commit lists. Returns the
         objects removed (under the run's lock: a writer's staged part is not an orphan yet)."""
         listed: dict[str, dict] = {}
-        for part in self.committed():
-            for entry in self.commit_of(part)["tables"].values():
+        commits = [f"{COMMITS}{p}.json" for p in self.committed()]
+        commits += [f"{COMMITS}{t}/{p}.json" for t in SIDE_TABLES for p in self.side_parts(t)]
+        for name in commits:
+            for entry in json.loads(self.objects.get(name)[0])["tables"].values():
                 listed[entry["staged"]] = entry
         removed = []
         for name in self.objects.entries(STAGED):
             entry = listed.get(name)
+            if entry is None and not _stale_side(name):
+                continue  # a side table's writer (no lock taken) between its upload and its commit
             if entry is not None:
                 there = self.objects.entries(entry["object"]).get(entry["object"])
                 if there is None or there[1] != entry["size"]:
@@ -321,6 +391,66 @@ class S3RunStore:
             replace_bytes(folder / VIEW_COMMITS, json.dumps(had).encode())
         had = {p: e for p, e in had.items() if p in commits}
         replace_bytes(folder / VIEW_COMMITS, json.dumps(had).encode())
+        self._refresh_side(folder)
+
+    def _refresh_side(self, folder: Path) -> None:
+        """The side tables' committed parts in the view (each downloaded once, keyed ``table/id``
+        in ``VIEW_COMMITS``; a part no longer committed removed)."""
+        from .checks import DamagedRecords
+
+        had = _json_in(folder / VIEW_COMMITS)
+        for table in SIDE_TABLES:
+            commits = self.commits(table)
+            there = folder / table
+            if not commits and not there.is_dir():
+                continue
+            there.mkdir(exist_ok=True)
+            for path in there.iterdir():
+                m = PART.match(path.name)
+                if m is None or commits.get(m.group(1)) != had.get(f"{table}/{m.group(1)}"):
+                    path.unlink(missing_ok=True)
+            for part, etag in sorted(commits.items()):
+                key = f"{table}/{part}"
+                if had.get(key) == etag and (there / part_name(part)).exists():
+                    continue
+                commit = self.commit_of(key)
+                try:
+                    data = self.part_data(key, table, commit)
+                except ValueError as exc:
+                    raise DamagedRecords(str(self.url), self.where(commit["tables"][table]["object"]),
+                                         str(exc).split(": ", 1)[1]) from None
+                replace_bytes(there / part_name(part), data)
+                had[key] = etag
+                replace_bytes(folder / VIEW_COMMITS, json.dumps(had).encode())
+
+    # ------------------------------------------------------------ side tables
+    def side_parts(self, table: str) -> list[str]:
+        """The ids of the side table's committed parts (its commits), in order."""
+        return sorted(self.commits(table))
+
+    def write_side(self, table: str, data: pa.Table) -> str:
+        """Stage the part, commit it create-only in the table's own namespace, copy it to its public
+        name; a commit of that id there already (another writer's) takes the next id."""
+        check_side_table(table)
+        payload = part_bytes(data)
+        while True:
+            part = next_side_id(self.part_ids_of(table))
+            staged = f"{STAGED}{table}/{part}.{int(time.time())}/{table}.parquet"
+            self.objects.put(staged, payload)
+            listed = {table: {"object": f"{table}/{part_name(part)}", "staged": staged,
+                              "size": len(payload), "md5": _md5(payload)}}
+            commit = json.dumps({"part": part, "tables": listed}, indent=1).encode()
+            if self.objects.put_new(f"{COMMITS}{table}/{part}.json", commit) is None:
+                self.objects.delete(staged)
+                continue
+            self.publish(listed)
+            return part
+
+    def part_ids_of(self, table: str) -> set[str]:
+        """The ids of the side table's parts, committed or staged."""
+        inner = f"{STAGED}{table}/"
+        staged = {n[len(inner):].split("/", 1)[0].split(".", 1)[0] for n in self.objects.entries(inner)}
+        return set(self.commits(table)) | {p for p in staged if PART.match(part_name(p))}
 
     def local(self, name: str) -> Path:
         """A local copy of the object ``name`` (in the view), for libraries that read a path."""

@@ -7,13 +7,12 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .columns import SCHEMAS, TABLES
-from .parts import PartWriter, part_path
+from .parts import PartWriter
 
 FLUSH_GAMES = 5000  # a buffered writer writes a part at least every this many games
 
@@ -37,22 +36,12 @@ class Committed:
 
 def read_committed(run_dir, number: int | str) -> Committed | None:
     """The receipt of part ``number`` if it is committed (a folder: its ``games`` part is there; a
-    run on object storage: its commit), else None. ``run_dir``: a folder's path or a store."""
-    if hasattr(run_dir, "commit_of"):  # a run on object storage (records/s3store.py)
-        try:
-            commit = run_dir.commit_of(number)
-        except FileNotFoundError:
-            return None
+    run on object storage: its commit), else None. ``run_dir``: the run's store (or folder's path)."""
+    from .store import as_store
 
-        def source(name):
-            return pa.BufferReader(run_dir.part_data(number, name, commit))
-    else:
-        folder = Path(run_dir.root if hasattr(run_dir, "write_part") else run_dir)  # a store, or a path
-        if not part_path(folder, "games", number).exists():
-            return None
-
-        def source(name):
-            return part_path(folder, name, number)
+    source = as_store(run_dir).part_source(number)
+    if source is None:
+        return None
     return Committed(number, {name: pq.read_table(source(name), columns=cols,
                                                   schema=pa.schema([SCHEMAS[name].field(c) for c in cols]))
                               for name, cols in RECEIPT_COLUMNS.items()})
@@ -67,7 +56,7 @@ class BufferedWriter:
     driver waits for each part it hands over (a hook that stops a league after a part sees
     exactly the games written so far)."""
 
-    def __init__(self, run_dir: Path, flush_seconds: float, on_written):
+    def __init__(self, run_dir, flush_seconds: float, on_written):
         self.writer = PartWriter(run_dir)
         self.flush_seconds = flush_seconds
         self.on_written = on_written

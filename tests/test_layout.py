@@ -244,6 +244,52 @@ def test_a_run_folders_files_are_read_and_written_through_its_store():
     assert not found, "run-folder files by path outside records/: " + ", ".join(found)
 
 
+STORE_TYPES = {"RunStore", "FolderStore", "S3RunStore"}
+STORE_METHODS = {"write_part", "commit_of", "part_data", "view", "part_files"}
+
+
+def store_sniffs(path, node) -> str | None:
+    """What in ``node`` tells a run's store from another outside records/ (None: nothing): a call
+    of ``is_url``, ``hasattr(x, "write_part")`` (a store's method), ``isinstance(x, RunStore)``."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) \
+        else None
+    where = f"{path}:{node.lineno}"
+    if func == "is_url":
+        return f"{where} is_url(...)"
+    if func == "hasattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) \
+            and node.args[1].value in STORE_METHODS:
+        return f"{where} hasattr(..., {node.args[1].value!r})"
+    if func == "isinstance" and len(node.args) == 2:
+        kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+        named = {k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else "" for k in kinds}
+        if named & STORE_TYPES:
+            return f"{where} isinstance(..., {sorted(named & STORE_TYPES)[0]})"
+    return None
+
+
+def test_only_records_tells_a_url_from_a_path_or_one_store_from_another():
+    """Outside records/, nothing asks whether a run is a URL or which store it is: a run is a
+    ``RunStore`` (records.store.open_store, the one factory) and callers ask it what they need."""
+    found = [f for path, node in nodes_outside_records() if (f := store_sniffs(path, node))]
+    assert not found, "a store's type sniffed outside records/: " + ", ".join(found)
+    bad = ast.parse('is_url(x)\nhasattr(run, "write_part")\nisinstance(s, records.store.RunStore)\n'
+                    'isinstance(s, (int, S3RunStore))\nhasattr(run, "name")\nisinstance(s, Path)')
+    caught = [f for node in ast.walk(bad) if (f := store_sniffs("bad.py", node))]
+    assert len(caught) == 4, caught  # the check sees each kind of sniff, and nothing else
+
+
+def test_both_stores_implement_the_whole_interface():
+    """``RunStore`` is an abstract base: each store implements every method (none left abstract)."""
+    from records.interface import RunStore
+    from records.s3store import S3RunStore
+    from records.store import FolderStore
+
+    for store in (FolderStore, S3RunStore):
+        assert issubclass(store, RunStore) and not store.__abstractmethods__, store
+
+
 def test_the_core_is_reached_only_from_engine_and_compiled_modules():
     for package in PACKAGES:
         for path in source_files(package):

@@ -13,7 +13,7 @@ import unicodedata
 from typing import Any
 
 from engine.errors import field_name, shown
-from records.urls import as_typed, is_url, parse_url
+from records.store import open_root
 
 from .errors import ConfigError
 from .scheduler import arrangements
@@ -123,11 +123,12 @@ def _out(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise _FieldError(where, f"must be a folder name, not {shown(value)}")
     # s3://B/P, or as a command's Path option leaves it, s3:/B/P: never a local folder named "s3:"
-    if is_url(value):
-        try:
-            return str(parse_url(as_typed(value)))
-        except ValueError as exc:
-            raise _FieldError(where, str(exc)) from None
+    try:
+        root = open_root(value)  # s3:// checked as a URL; anything else a local folder
+    except ValueError as exc:
+        raise _FieldError(where, str(exc)) from None
+    if root.folder() is None:
+        return str(root)
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):
         raise _FieldError(where, f"{shown(value)}: a local folder or s3://BUCKET/PREFIX")
     return value

@@ -25,8 +25,6 @@ holds the lock of the run above it (``HeldAbove``): that driver may be about to 
 """
 from __future__ import annotations
 
-import os
-import socket
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -41,8 +39,7 @@ from records.columns import EVENT_COLUMNS, SCHEMAS, STUDY_COLUMNS, TABLES
 from records.folder import RunInUse, quarantine
 from records.parts import PART, clean_orphans, parquet_files, part_ids, part_path, write_part
 from records.read import read_table
-from records.store import RunStore, as_store, open_store
-from records.urls import S3Url, is_url
+from records.store import as_store
 
 
 @dataclass
@@ -63,9 +60,9 @@ def repair(run_dir) -> RepairReport:
     ``run_dir``: a folder, or a store (records.store.open_store; a run on object storage)."""
     store = as_store(run_dir)
     _refuse_if_held_above(store)
-    if not isinstance(store, RunStore):
+    run_dir = store.own_folder()  # a folder is mended in place; a run on object storage through its commits
+    if run_dir is None:
         return _repair_objects(store)
-    run_dir = Path(store.root)
     report = RepairReport(run_dir)
     for name in TABLES:
         for path in parquet_files(run_dir, name):
@@ -190,22 +187,10 @@ class HeldAbove(RunInUse):
 def _refuse_if_held_above(store) -> None:
     """``HeldAbove`` when the lock of a folder (or prefix) one or two levels above the run is held
     by another live process: a run nested in a training run whose driver is playing."""
-    if is_url(str(store.root)):
-        url, ups = store.url, []
-        for _ in range(2):
-            if not url.prefix:
-                break
-            url = S3Url(url.bucket, url.prefix.rpartition("/")[0])
-            ups.append(str(url))
-        mine = f"{os.getpid()} on {socket.gethostname()}"
-    else:  # the folders above as the run was named where it names them, else from the root
-        root, full = Path(store.root), Path(store.root).resolve()
-        ups = [str(root.parents[k] if len(root.parts) > k + 1 else up)
-               for k, up in enumerate((full.parent, full.parent.parent)) if up != full]
-        mine = str(os.getpid())
-    for up in dict.fromkeys(ups):
+    mine = store.my_holder()
+    for up in store.above():  # the folders (prefixes) above, as RunStore.above names them
         try:
-            holder = open_store(up).holder()
+            holder = up.holder()
         except OSError:  # a folder or prefix above that this user may not read: no run of theirs
             continue
         if holder is not None and holder != mine:

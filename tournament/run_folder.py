@@ -15,8 +15,7 @@ from records.columns import SCHEMAS
 from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, QUARANTINE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
 from records.read import done_game_ids
-from records.store import as_store
-from records.urls import is_url
+from records.store import as_store, store_holding
 
 from .errors import LeagueError
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_stored_yaml
@@ -160,7 +159,7 @@ def check_resumable(config: LeagueConfig, saved: dict, where: str | Path, pinned
     ``where``: the run's stored config (a path, or an ``s3://`` URL). ``pinned``: the run keeps its
     models' digests (``check_models`` compares them), so a model file found at another path, the
     run's folders moved, is the same model."""
-    run = str(Path(where).parent) if not is_url(str(where)) else str(where).rsplit("/", 1)[0]
+    run = store_holding(where)
     try:
         before = parse_config(saved, source=str(where))
     except ConfigError as exc:

@@ -36,8 +36,7 @@ import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.names import STANDINGS_CSV, STANDINGS_JSON
-from records.store import open_store
-from records.urls import is_url
+from records.store import open_root
 from records.tables import build_table, empty_table, with_columns
 from records.writer import BufferedWriter, Committed, read_committed
 
@@ -107,7 +106,7 @@ def run_dir_of(config: LeagueConfig) -> Path:
 
 def store_of(config: LeagueConfig):
     """The store of the config's run: ``<out>/<name>``, a local folder or under an ``s3://`` out."""
-    return open_store(f"{config.out.rstrip('/')}/{config.name}" if is_url(config.out) else run_dir_of(config))
+    return open_root(config.out).run(config.name)
 
 
 # ---------------------------------------------------------------- the driver
@@ -257,7 +256,7 @@ class _Driver:
     def __init__(self, config: LeagueConfig, store, state: _Played, options: _Options):
         self.config, self.store, self.state, self.options = config, store, state, options
         # where a task writes its part: the folder's absolute path, or the run's s3:// URL
-        self.part_root = str(store.root) if is_url(str(store.root)) else str(Path(store.root).resolve())
+        self.part_root = store.address()
         # Tasks write their own parts (ray.write: workers) in a league of the config's own games;
         # the driver then only tracks what they commit. A schedule's stages go through the driver.
         self.workers_write = config.ray.write == "workers" and state.recorded is None

@@ -31,8 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
-from records.store import as_store
-from records.urls import is_url
+from records.store import as_store, open_root
 
 
 def tracking_uri(config) -> str:
@@ -46,9 +45,10 @@ def default_uri(out: str | Path) -> str:
     object storage (an ``s3://`` out) are tracked where MLflow's own ``MLFLOW_TRACKING_URI`` says,
     else in ``sqlite:///mlflow.db`` of the working folder: never in the bucket, and the endpoint
     and credentials never reach MLflow."""
-    if is_url(str(out)):
+    folder = open_root(out).folder()
+    if folder is None:
         return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path('mlflow.db').resolve()}"
-    return f"sqlite:///{(Path(out) / 'mlflow.db').resolve()}"
+    return f"sqlite:///{(folder / 'mlflow.db').resolve()}"
 
 
 def mlflow_client(uri: str):
@@ -149,7 +149,7 @@ def log_league(config, run_dir, summary) -> str:
         for field in ("elo", "win_rate", "score_share", "mean_score", "mean_rank", "faults"):
             if getattr(row, field) is not None:  # a bot without games has no rating
                 metrics.append(Metric(metric_key(f"{row.bot}.{field}"), float(getattr(row, field)), now, 0))
-    tags = [RunTag("run_dir", str(store.root) if is_url(str(store.root)) else str(Path(store.root).resolve())),
+    tags = [RunTag("run_dir", store.address()),
             RunTag("rating", "bradley-terry (2 players) or plackett-luce (3-4), mean bot at 0")]
     for i in range(0, len(params), 100):  # MLflow takes at most 100 params per batch
         client.log_batch(run_id, params=params[i:i + 100])

@@ -26,7 +26,7 @@ from kinds.played import PLAYED
 from records.folder import RunInUse, new_run_id, run_kind, save_run_id, saved_run_id
 from records.names import RUN_FILE
 from records.parts import PartWriter
-from records.store import RunStore, as_store
+from records.store import as_store
 from records.tables import RecordBuffer
 from tournament.game import Seat, play_game
 from tournament.scheduler import GameSpec
@@ -54,7 +54,7 @@ def check_play_out(play_out) -> None:
     """A ValueError in one line when ``play_out`` (a folder, a URL or its store) cannot take a
     person's games: it holds another kind of run, or it is a file (or the store cannot be read)."""
     store = as_store(play_out)
-    if isinstance(store, RunStore) and store.root.exists() and not store.root.is_dir():
+    if store.blocked():
         raise ValueError(f"--play-out {store}: not a folder")
     try:
         if store.exists(RUN_FILE) or store.has_records():

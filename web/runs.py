@@ -33,8 +33,7 @@ from analysis.rating_list import LIST_FILE
 from records.columns import TABLES
 from records.names import QUARANTINE, RUN_FILE
 from records.parts import has_records
-from records.store import RunStore, open_store
-from records.urls import is_url
+from records.store import RunStore, open_root
 
 MAX_DEPTH = 4  # folders below a served folder the walk looks into for runs
 WALK_AGE = 5.0  # seconds the walk of an s3:// prefix is kept (a new run shows within it)
@@ -98,7 +97,8 @@ class Served:
         self._walked: dict[str, tuple[float, list[Found]]] = {}
         self._walk_lock = threading.Lock()
         for root in roots:
-            store = open_store(str(root)) if is_url(str(root)) else None
+            where = open_root(root)  # a folder, or a prefix on object storage
+            store = None if where.folder() is not None else where.store
             root = Path(root).resolve() if store is None else store
             base = (Path(root).name or "root") if store is None else str(store).rstrip("/").rsplit("/", 1)[-1]
             label, n = base, 1
