@@ -23,9 +23,6 @@ MAX_SECONDS = 1e6  # time_limit and flush_seconds: positive, at most 1e6 s (11 d
 
 
 # the error of one field: ``ConfigError.of`` (this name is kept for the lines of ``_out`` below)
-_FieldError = ConfigError.of
-
-
 def known_keys(mapping: dict, known: tuple[str, ...], prefix: str) -> None:
     for key in mapping:
         if key not in known:
@@ -121,16 +118,16 @@ def kind_of(value: Any) -> str:
 
 def _out(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
-        raise _FieldError(where, f"must be a folder name, not {shown(value)}")
+        raise ConfigError.of(where, f"must be a folder name, not {shown(value)}")
     # s3://B/P, or as a command's Path option leaves it, s3:/B/P: never a local folder named "s3:"
     try:
         root = open_root(value)  # s3:// checked as a URL; anything else a local folder
     except ValueError as exc:
-        raise _FieldError(where, str(exc)) from None
+        raise ConfigError.of(where, str(exc)) from None
     if root.folder() is None:
         return str(root)
     if re.match(r"[A-Za-z][A-Za-z0-9+.-]+:/", value):
-        raise _FieldError(where, f"{shown(value)}: a local folder or s3://BUCKET/PREFIX")
+        raise ConfigError.of(where, f"{shown(value)}: a local folder or s3://BUCKET/PREFIX")
     return value
 
 
