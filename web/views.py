@@ -14,13 +14,13 @@ its data, never a 500.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
+
+from present.strict_json import strict
 
 from . import pages
 from .data import Cache, failed, run_data, signature, status_row
@@ -29,17 +29,6 @@ from .runs import Found, Served, view_lock
 ANALYZE_ITERATIONS = 2000  # the analysis view's search, by default
 MAX_ANALYZE_ITERATIONS = 20000  # ... and at most (?iterations=N)
 ANALYZE_BOT = "mcts"
-
-
-def clean(value: Any) -> Any:
-    """``value`` for strict JSON: NaN and infinities as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    return value
 
 
 def not_found(what: str = "no such run under the served folders") -> HTMLResponse:
@@ -78,7 +67,7 @@ def view_routes(runs: list[Path]) -> list:
         return HTMLResponse(pages.shell("azul runs", "/api/index", doc["html"]))
 
     def api_index(request: Request) -> Response:
-        return JSONResponse(clean(index_doc()))
+        return JSONResponse(strict(index_doc()))
 
     def run_doc(found: Found) -> dict:
         data = cache.get(("run", found.url), signature(found),
@@ -104,7 +93,7 @@ def view_routes(runs: list[Path]) -> list:
             if down is not None:
                 return JSONResponse({"error": down[1], "store": down[0]}, 503)
             return JSONResponse({"error": "no such run under the served folders"}, 404)
-        return JSONResponse(clean(run_doc(found)))
+        return JSONResponse(strict(run_doc(found)))
 
     def game_of(path: str, game_id: str):
         """The recorded game ``game_id`` of the run at ``path`` (its steps), or the response
@@ -124,7 +113,7 @@ def view_routes(runs: list[Path]) -> list:
                                       503)
 
     def replay(request: Request) -> Response:
-        from azul_cli.replay_html import page
+        from present.replay_page import page
 
         game, refused = game_of(request.path_params["path"], request.path_params["game_id"])
         if refused is not None:
@@ -159,11 +148,11 @@ def view_routes(runs: list[Path]) -> list:
 
 
 def analysis(game, step: int, iterations: int) -> dict:
-    """``azul analyze``'s rows (azul_cli/positions.py) for the position after ``step`` (1-based):
+    """``azul analyze``'s rows (present/analyze.py) for the position after ``step`` (1-based):
     the top ten, and ``visits``, all the root's visits over every move (the share's denominator,
     as ``azul analyze`` has it)."""
-    from azul_cli.positions import run_analysis
     from engine import GameState
+    from present.analyze import run_analysis
 
     position = game.steps[step - 1].position
     data = {"step": step, "steps": len(game.steps), "round": position.get("round"), "phase": position.get("phase"),
