@@ -32,16 +32,13 @@ ANALYZE_BOT = "mcts"
 
 
 def not_found(what: str = "no such run under the served folders") -> HTMLResponse:
-    return HTMLResponse(pages.plain_page("not found", f"<h1>Not found</h1><p>{pages.esc(what)}</p>"), 404)
+    return HTMLResponse(pages.plain_page("not found", what, heading="Not found"), 404)
 
 
 def unavailable(store: str, problem: str) -> HTMLResponse:
     """A served ``s3://`` prefix that cannot be listed now: 503, naming it (never a 404: whether the
     run is there is not known)."""
-    return HTMLResponse(pages.plain_page("store unavailable", (
-        f"<h1>Store unavailable</h1><p class='errors' id='errors'>{pages.esc(problem)}</p>"
-        f"<p>The runs under <code id='store'>{pages.esc(store)}</code> cannot be listed now, so this page "
-        "cannot be shown; it will be once the store answers.</p>")), 503)
+    return HTMLResponse(pages.render("unavailable.jinja", title="store unavailable", store=store, problem=problem), 503)
 
 
 def view_routes(runs: list[Path]) -> list:
@@ -109,8 +106,7 @@ def view_routes(runs: list[Path]) -> list:
         except KeyError:
             return None, not_found("no such game in this run")
         except Exception as exc:  # noqa: BLE001 - a damaged part, a store that cannot be read: said, never a 500
-            return None, HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"),
-                                      503)
+            return None, HTMLResponse(pages.plain_page("unreadable", failed(exc), error=True), 503)
 
     def replay(request: Request) -> Response:
         from present.replay_page import page
@@ -129,9 +125,9 @@ def view_routes(runs: list[Path]) -> list:
             step = int(request.query_params.get("step", "1"))
             iterations = int(request.query_params.get("iterations", str(ANALYZE_ITERATIONS)))
         except ValueError:
-            return HTMLResponse(pages.plain_page("bad request", "<p>step and iterations are whole numbers</p>"), 400)
+            return HTMLResponse(pages.plain_page("bad request", "step and iterations are whole numbers"), 400)
         if not 1 <= iterations <= MAX_ANALYZE_ITERATIONS:
-            return HTMLResponse(pages.plain_page("bad request", f"<p>iterations: 1 to {MAX_ANALYZE_ITERATIONS:,}</p>"), 400)
+            return HTMLResponse(pages.plain_page("bad request", f"iterations: 1 to {MAX_ANALYZE_ITERATIONS:,}"), 400)
         game, refused = game_of(path, game_id)
         if refused is not None:
             return refused
@@ -139,7 +135,7 @@ def view_routes(runs: list[Path]) -> list:
             return not_found(f"no step {step}: the game has steps 1 to {len(game.steps)}")
         data = analysis(game, step, iterations)
         data.update(url=found.url, name=found.url, game_id=game_id)
-        return HTMLResponse(pages.plain_page(f"analysis {game_id}", pages.analysis_body(data)))
+        return HTMLResponse(pages.analysis_page(data))
 
     return [Route("/", index), Route("/api/index", api_index),
             Route("/run/{path:path}/game/{game_id}/analyze", analyze),
