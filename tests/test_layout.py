@@ -317,3 +317,42 @@ def test_commands_lay_their_options_over_settings_one_way():
              or isinstance(node, ast.Attribute) and node.attr == "replace"
              and isinstance(node.value, ast.Name) and node.value.id == "dataclasses"]
     assert not found, "commands replacing settings fields: " + ", ".join(found)
+
+
+HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*[\s>/]|<!doctype", re.I)
+
+
+def html_in_code(path: Path) -> list[int]:
+    """The lines of ``path`` whose string (a constant, or the text of an f-string; docstrings
+    left aside) holds an HTML or SVG tag."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                   and isinstance(node.value, str) and id(node) not in docs and HTML_TAG.search(node.value)})
+
+
+def test_every_page_is_drawn_by_a_template(tmp_path):
+    """web/ and present/ write no HTML in code: every tag is in a template (web/templates/,
+    present/templates/), which escapes what it prints."""
+    found = [f"{path.relative_to(ROOT)}:{line}" for package in ("web", "present")
+             for path in python_files(package) for line in html_in_code(path)]
+    assert not found, "HTML built outside the templates: " + ", ".join(found)
+    bad = tmp_path / "bad.py"
+    bad.write_text('"""A <b>docstring</b> may show a tag."""\nrow = f"<td>{1}</td>"\n')
+    assert html_in_code(bad) == [2]
+
+
+def test_the_templates_are_packaged():
+    """``pip install .`` takes every template (package-data globs of pyproject.toml)."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "present" in data["packages"]
+    for package in ("web", "present"):
+        files = [p for p in (ROOT / package / "templates").rglob("*") if p.is_file()]
+        assert files
+        for path in files:
+            rel = path.relative_to(ROOT / package)
+            assert any(rel.match(glob) for glob in data["package-data"][package]), f"{package}/{rel} is not packaged"

@@ -4,34 +4,22 @@ its polling script (shell.jinja), the index's table (index.jinja), a run page's 
 unavailable.jinja), each drawn from the data of web/data.py. The script puts the server's
 fragment in place, so the page is escaped once, by the templates.
 
-Every value a template prints is escaped (``RUNS``: autoescape, and ``escaped`` writes it as
-``html.escape`` does; a bot may be named ``<script>``); None prints nothing. A ``.jinja`` template
-is written an element or two a line, and its lines are joined (``OneLine``): the page holds no
-line break that its template does not spell. What the templates cannot say simply (a number's
-format, a chart's points) is made here as plain text or numbers.
+Every value a template prints is escaped, and a ``.jinja`` template's lines are joined
+(present/pages.py, ``html_pages``, as for the replay page). What the templates cannot say simply
+(a number's format, a chart's points) is made here as plain text or numbers.
 """
 from __future__ import annotations
 
-import re
-from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader
-from jinja2.ext import Extension
 from markupsafe import Markup
+
+from present.pages import html_pages
 
 from .svg import line_chart
 
 POLL_MS = 1000  # how often an open page asks for its data again
-
-
-def escaped(value: Any) -> Markup:
-    """What a template prints for ``value``: escaped as ``html.escape(..., quote=True)`` writes it
-    (a fragment made by a template, already Markup, as it is); None as nothing."""
-    if isinstance(value, Markup):
-        return value
-    return Markup(escape("" if value is None else str(value), quote=True))
 
 
 def href(*parts: str) -> str:
@@ -103,16 +91,7 @@ def gate_chart(lineage: list[dict]) -> dict | None:
                       y_label="gate elo (new - current)", levels=[(0.0, "0")], marks=True)
 
 
-class OneLine(Extension):
-    """A ``.jinja`` template's lines joined, each without its indentation (the style and the
-    polling script, style.css and poll.js, are kept as they are)."""
-
-    def preprocess(self, source: str, name: str | None, filename: str | None = None) -> str:
-        return re.sub(r"\n[ \t]*", "", source) if name and name.endswith(".jinja") else source
-
-
-RUNS = Environment(loader=PackageLoader("web", "templates/runs"), autoescape=True, finalize=escaped,
-                   extensions=[OneLine])
+RUNS = html_pages("web", "templates/runs")
 RUNS.filters.update(num=num, cell=cell)
 RUNS.globals.update(href=href, games_text=games_text, seats_text=seats_text, final_text=final_text,
                     sprt_chart=sprt_chart, tune_charts=tune_charts, gate_chart=gate_chart, poll_ms=POLL_MS)
