@@ -7,8 +7,6 @@ several commands are written here once, as ``Annotated[..., typer.Option(help=..
 """
 from __future__ import annotations
 
-import json
-import math
 import random
 import sys
 from enum import Enum
@@ -21,6 +19,7 @@ from rich.console import Console
 from bots import Bot
 from bots.spec import bot_from_spec
 from engine import GameState, InvalidPositionError
+from present.strict_json import dumps, finite, json_rows  # noqa: F401 - finite, json_rows: for the commands
 
 if TYPE_CHECKING:
     from tournament.runner import LeagueSummary
@@ -74,21 +73,10 @@ FormatOpt = Annotated[Format, typer.Option(
     "--format", "-f", help="table (for people), csv or json (for programs).")]
 
 
-def finite(value: float | None, digits: int = 4) -> float | None:
-    """A float for JSON: rounded to ``digits`` decimals; NaN and infinities (no number) as null."""
-    return None if value is None or not math.isfinite(value) else round(value, digits)
-
-
-def json_rows(frame) -> list[dict]:
-    """A Polars frame's rows for JSON: floats to 4 decimals, NaN and infinities as null."""
-    return [{k: finite(v) if isinstance(v, float) else v for k, v in row.items()}
-            for row in frame.iter_rows(named=True)]
-
-
 def print_json(doc, indent: int | None = 2) -> None:
-    """Print a document as strict JSON (RFC 8259: a NaN or an infinity is a bug, never
-    ``NaN`` or ``Infinity`` in the output)."""
-    typer.echo(json.dumps(doc, indent=indent, allow_nan=False))
+    """Print a document as strict JSON (RFC 8259, ``present.strict_json``: a NaN or an infinity is
+    null, never ``NaN`` or ``Infinity`` in the output)."""
+    typer.echo(dumps(doc, indent=indent))
 
 
 # ---------------------------------------------------------------- games

@@ -28,11 +28,12 @@ from bots import Bot
 from engine import GameState, IllegalMoveError, Move, new_game
 from engine.loop import Dealt, step
 from engine.rules import COLOUR_NAMES, COLOURS
+from present.lines import verdict
+from present.teach import hint, preview, preview_text
 from tournament.series import fault_text
 
 from . import render
 from .common import Plain, Variant, console, drawn_seed, fail, read_position, seed_option, spec_bot
-from .teach import hint, preview, preview_text
 
 ReadLine = Callable[[], str | None]
 SESSION_COMMANDS = frozenset({"undo", "save", "load"})
@@ -364,13 +365,6 @@ class PlaySession:
         people = sorted(self.human_seats)
         if len(people) == 1:
             self.say(verdict(pos["ranks"], people[0]))
-
-
-def verdict(ranks: list[int], seat: int) -> str:
-    """A person's result in a finished game (its ``ranks``), in a few words."""
-    rank = ranks[seat]
-    return ("You win!" if rank == 1 and ranks.count(1) == 1 else
-            "You share the win." if rank == 1 else f"You finish rank {rank}.")
 
 
 def _stdin_line() -> str | None:

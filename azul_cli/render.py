@@ -7,14 +7,13 @@ letters, the coloured wall's empty squares lower-case letters, empty slots ``.``
 """
 from __future__ import annotations
 
-import io
-
 from rich.columns import Columns
-from rich.console import Console, Group, RenderableType
+from rich.console import Group, RenderableType
 from rich.text import Text
 
 from engine.rules import COLOURS, FLOOR_COSTS, wall_colour
 from engine.text import status
+from present import lines
 
 STYLES = {"B": "bold blue", "Y": "bold yellow", "R": "bold red", "K": "bold grey50",
           "W": "bold bright_cyan", "1": "bold reverse"}
@@ -121,28 +120,18 @@ def position_view(pos: dict) -> RenderableType:
     return Group(status_line(pos), Text(), supply_view(pos), Text(), boards)
 
 
-def position_text(pos: dict, width: int = 100) -> str:
-    """``position_view`` as plain text, without colour (what ``--plain`` shows)."""
-    console = Console(file=io.StringIO(), record=True, width=width, color_system=None,
-                      force_terminal=False, highlight=False)
-    console.print(position_view(pos))
-    return console.export_text()
-
-
 def round_header(pos: dict) -> Text:
-    """The line that opens a round in a self-play log: its deal and the opener."""
-    text = Text(f"round {pos['round']}", style="bold")
-    text.append(f" (seat {pos['to_move']} opens) ")
-    for n, letters in enumerate(pos["factories"], 1):
-        text.append(f" {n}:")
-        text.append_text(tiles(letters) if letters else Text("-"))
+    """The line that opens a round in a self-play log (``present.lines.round_header``): in bold,
+    each dealt tile in its colour (no marker is ever in a factory)."""
+    line = lines.round_header(pos)
+    text = Text(line, style="bold")
+    deal = line.index(")") + 1
+    for i, letter in enumerate(line[deal:], deal):
+        if letter in COLOURS:
+            text.stylize(STYLES[letter], i, i + 1)
     return text
 
 
 def scores_line(label: str, pos: dict) -> Text:
-    """``label: seat 0 12, seat 1 9`` (with ranks once the game is over)."""
-    parts = []
-    for seat, board in enumerate(pos["boards"]):
-        rank = f" (rank {pos['ranks'][seat]})" if pos["phase"] == "over" else ""
-        parts.append(f"seat {seat} {board['score']}{rank}")
-    return Text(f"{label}: " + ", ".join(parts))
+    """``label: seat 0 12, seat 1 9`` (``present.lines.scores_line``)."""
+    return Text(lines.scores_line(label, pos))

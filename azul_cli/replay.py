@@ -15,11 +15,11 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from present.replay_page import page
 from tournament.replay import ReplayGame, replay_steps
 
 from . import render
 from .common import Plain, console, fail, write_text
-from .replay_html import page
 
 RunDirArg = Annotated[Path, typer.Argument(
     help="A league run folder (games/, results/, moves/, rounds/).", metavar="RUN_DIR", show_default=False)]

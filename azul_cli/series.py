@@ -13,7 +13,8 @@ from rich.console import Console
 
 from bots.spec import parse_bot_spec
 from tournament.scheduler import derive_seed
-from tournament.series import SeriesError, SeriesGame, SeriesResult, play_series
+from present.lines import game_line, result_lines
+from tournament.series import SeriesError, SeriesGame, play_series
 
 from . import render
 from .common import Plain, Players, Variant, VariantOpt, console, drawn_seed, fail, seed_option, spec_bot
@@ -141,35 +142,3 @@ class _Printer:
     def game_end(self, game: SeriesGame) -> None:
         self.out.print(game_line(game, self.names), soft_wrap=True)
 
-
-def game_line(game: SeriesGame, names: list[str]) -> str:
-    """``game 1 (seat 0 opened, 5 rounds): seat 0 greedy 82 points, 2 complete rows; ...``."""
-    seats = "; ".join(f"seat {s} {names[s]} {game.scores[s]} points, {_rows(game.complete_rows[s])}"
-                      for s in range(len(names)))
-    return f"game {game.number} totals (seat {game.opener} opened, {game.rounds} rounds): {seats}"
-
-
-def result_lines(result: SeriesResult, names: list[str]) -> list[str]:
-    """The combined table and the verdict with the tie-break that settled it."""
-    lines = ["series result (combined score, then complete rows):"]
-    width = max(len(n) for n in names)
-    for s, name in enumerate(names):
-        parts = " + ".join(f"{g.scores[s]:>3}" for g in result.games)
-        lines.append(f"  seat {s} {name:<{width}}  {parts} = {result.totals[s]:>3} points, "
-                     f"{_rows(result.complete_rows[s])}, rank {result.ranks[s]}")
-    win = result.winners
-    if result.decided_by == "combined score":
-        lines.append(f"winner: seat {win[0]} ({names[win[0]]}) on combined score")
-    elif result.decided_by == "complete rows":
-        best = result.totals[win[0]]
-        lines.append(f"winner: seat {win[0]} ({names[win[0]]}) on complete rows "
-                     f"(combined score tied at {best})")
-    else:
-        who = " and ".join(f"seat {s} ({names[s]})" for s in win)
-        lines.append(f"shared: {who} tie on combined score ({result.totals[win[0]]}) "
-                     f"and complete rows ({result.complete_rows[win[0]]})")
-    return lines
-
-
-def _rows(n: int) -> str:
-    return f"{n} complete row{'' if n == 1 else 's'}"

@@ -47,6 +47,7 @@ import yaml
 from bots.spec import format_bot_spec
 from bots.value_file import resolved_model
 from learn.data import write_shards
+from present.strict_json import dumps
 from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
                            RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE, TRAINED_FILE)
@@ -183,17 +184,7 @@ def _changed(before: dict, now: dict) -> list[str]:
 def _save(store: RunStore, lineage: list[dict]) -> None:
     """``lineage.json`` as strict JSON: a number that is not one (the held-out loss of a
     generation without held-out positions) is null, which every JSON reader takes."""
-    store.write_text(LINEAGE_FILE, json.dumps(_strict(lineage), indent=1, allow_nan=False) + "\n")
-
-
-def _strict(value):
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _strict(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_strict(v) for v in value]
-    return value
+    store.write_text(LINEAGE_FILE, dumps(lineage, indent=1) + "\n")
 
 
 def _generation_zero(c: TrainConfig, store, log) -> dict:

@@ -121,7 +121,7 @@ def test_every_json_output_is_strict_json(run_dir, args):
 def test_json_rows_write_no_number_for_nan_or_infinity():
     import polars as pl
 
-    from azul_cli.common import json_rows
+    from present.strict_json import json_rows
 
     frame = pl.DataFrame({"x": [1.23456, float("nan"), float("inf"), float("-inf")]})
     assert json_rows(frame) == [{"x": 1.2346}, {"x": None}, {"x": None}, {"x": None}]

@@ -279,7 +279,7 @@ def test_play_and_analyze_refuse_a_preset_made_for_another_table():
     from typer.testing import CliRunner
 
     from azul_cli.main import app
-    from azul_cli.positions import run_analysis
+    from present.analyze import run_analysis
     from engine import new_game
 
     played = CliRunner().invoke(app, ["play", "--vs", "mcts-3p", "--seed", "1"], input="")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARIES = ("engine", "bots", "tournament", "analysis", "learn", "kinds")
+LIBRARIES = ("engine", "bots", "tournament", "analysis", "learn", "kinds", "present")
 UI_MODULES = {"typer", "rich", "click"}
 
 
@@ -65,11 +65,12 @@ def test_command_modules_import_no_cycle_and_not_main():
 # Each package may import only the packages listed for it (and itself): engine at the bottom, bots
 # and the record format above it, tournament (the league driver, which only plays) and analysis
 # above those (tournament may use analysis's statistics; analysis never tournament or bots), learn
-# (records to positions, models) above the driver, the run kinds (kinds/) above everything they
-# run, azul_cli on top, and web (azul serve's pages) beside it: a second face over the same
-# packages that draws with some of azul_cli's pieces (the board, the teaching preview, the
-# series, the replay page), while of azul_cli only serve.py (the command that runs it) imports web.
-PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "azul_cli", "web")
+# (records to positions, models) above the driver, present (what the command line and the web both
+# show: a game's lines, the teaching preview, the top moves, the replay page, strict JSON) above
+# the driver too, the run kinds (kinds/) above everything they run, azul_cli on top, and web
+# (azul serve's pages) beside it: a second face over the same packages, which imports nothing of
+# azul_cli, while of azul_cli only serve.py (the command that runs it) imports web.
+PACKAGES = ("engine", "bots", "records", "tournament", "analysis", "learn", "present", "kinds", "azul_cli", "web")
 ALLOWED = {
     "engine": set(),
     "bots": {"engine"},
@@ -77,9 +78,10 @@ ALLOWED = {
     "analysis": {"engine", "records"},
     "tournament": {"engine", "bots", "records", "analysis"},
     "learn": {"engine", "bots", "records", "tournament", "analysis"},
-    "kinds": {"engine", "bots", "records", "tournament", "analysis", "learn"},
-    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "web"},
-    "web": {"engine", "bots", "records", "tournament", "analysis", "learn", "kinds", "azul_cli"},
+    "present": {"engine", "bots", "records", "tournament", "analysis"},
+    "kinds": {"engine", "bots", "records", "tournament", "analysis", "learn", "present"},
+    "azul_cli": {"engine", "bots", "records", "tournament", "analysis", "learn", "present", "kinds", "web"},
+    "web": {"engine", "bots", "records", "tournament", "analysis", "learn", "present", "kinds"},
 }
 # the compiled modules that may cimport the core's C declarations (engine/_core.pxd)
 CORE_CIMPORTERS = {"engine", "bots", "tournament/_fastloop.pyx"}
@@ -120,14 +122,17 @@ def test_each_package_imports_only_the_layers_below(package):
 
 
 def test_web_and_the_command_line_meet_only_at_azul_serve():
-    """Of azul_cli, only serve.py imports web; web imports neither the command (serve) nor the app
-    (main): its pages use azul_cli's drawing pieces, never a command."""
+    """Of azul_cli, only serve.py imports web; web imports no module of azul_cli (what both show
+    is in present/), and present imports neither."""
     importers = sorted(path.name for path in source_files("azul_cli")
                        if any(n.split(".")[0] == "web" for n in imports_of(path, "azul_cli")))
     assert importers == ["serve.py"], importers
-    for path in source_files("web"):
-        wrong = {n for n in imports_of(path, "web") if n.startswith(("azul_cli.main", "azul_cli.serve"))}
-        assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+    for package, above in (("web", {"azul_cli"}), ("present", {"azul_cli", "web"})):
+        for path in source_files(package):
+            wrong = {n for n in imports_of(path, package) if n.split(".")[0] in above}
+            assert not wrong, f"{path.relative_to(ROOT)} imports {sorted(wrong)}"
+    assert {"present.lines", "present.teach", "present.strict_json"} <= {
+        n for path in source_files("web") for n in imports_of(path, "web")}, "web draws with present's pieces"
 
 
 def module_graph() -> dict[str, set[str]]:
@@ -358,3 +363,42 @@ def test_commands_lay_their_options_over_settings_one_way():
              or isinstance(node, ast.Attribute) and node.attr == "replace"
              and isinstance(node.value, ast.Name) and node.value.id == "dataclasses"]
     assert not found, "commands replacing settings fields: " + ", ".join(found)
+
+
+HTML_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*[\s>/]|<!doctype", re.I)
+
+
+def html_in_code(path: Path) -> list[int]:
+    """The lines of ``path`` whose string (a constant, or the text of an f-string; docstrings
+    left aside) holds an HTML or SVG tag."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                   and isinstance(node.value, str) and id(node) not in docs and HTML_TAG.search(node.value)})
+
+
+def test_every_page_is_drawn_by_a_template(tmp_path):
+    """web/ and present/ write no HTML in code: every tag is in a template (web/templates/,
+    present/templates/), which escapes what it prints."""
+    found = [f"{path.relative_to(ROOT)}:{line}" for package in ("web", "present")
+             for path in python_files(package) for line in html_in_code(path)]
+    assert not found, "HTML built outside the templates: " + ", ".join(found)
+    bad = tmp_path / "bad.py"
+    bad.write_text('"""A <b>docstring</b> may show a tag."""\nrow = f"<td>{1}</td>"\n')
+    assert html_in_code(bad) == [2]
+
+
+def test_the_templates_are_packaged():
+    """``pip install .`` takes every template (package-data globs of pyproject.toml)."""
+    import tomllib
+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "present" in data["packages"]
+    for package in ("web", "present"):
+        files = [p for p in (ROOT / package / "templates").rglob("*") if p.is_file()]
+        assert files
+        for path in files:
+            rel = path.relative_to(ROOT / package)
+            assert any(rel.match(glob) for glob in data["package-data"][package]), f"{package}/{rel} is not packaged"

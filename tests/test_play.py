@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from azul_cli.main import app
 from azul_cli.play import HumanPlayer, LeaveGame, PlaySession
 from bots.spec import parse_bot_spec
-from azul_cli.teach import floor_penalty, placement_points, preview, preview_text
+from present.teach import floor_penalty, placement_points, preview, preview_text
 from bots import make_bot
 from engine import GameState, IllegalMoveError, Move, new_game
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from azul_cli.main import app
 from azul_cli.replay import browse
-from azul_cli.replay_html import page
+from present.replay_page import page
 from tournament import read_table, replay
 from tournament.config import parse_config
 from tournament.replay import replay_steps

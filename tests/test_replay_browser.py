@@ -9,7 +9,7 @@ import pytest
 from browser_support import browser, click, css, no_script_errors, open_page  # noqa: F401 (browser: a fixture)
 from test_league_support import league
 
-from azul_cli.replay_html import page
+from present.replay_page import page
 
 from tournament import read_table
 from tournament.config import parse_config

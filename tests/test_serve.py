@@ -152,8 +152,8 @@ def test_the_rating_list_page_is_azul_ratings_show(tree):
 
 def test_replay_and_analysis_of_a_recorded_game(tree):
     tmp, base = tree
-    from azul_cli.positions import run_analysis
-    from azul_cli.replay_html import page
+    from present.analyze import run_analysis
+    from present.replay_page import page
     from engine import GameState
     from tournament.replay import replay_steps
 
@@ -174,7 +174,7 @@ def test_replay_and_analysis_of_a_recorded_game(tree):
 
 def test_the_analysis_share_is_of_all_the_roots_visits(tree):
     tmp, base = tree
-    from azul_cli.positions import run_analysis
+    from present.analyze import run_analysis
     from engine import GameState
     from tournament.replay import replay_steps
 

@@ -210,8 +210,7 @@ def _records(folder: Path) -> dict | None:
 def ratings(records: dict) -> list[dict]:
     """The ratings with 95% intervals per player count (``azul elo``'s fit, analysis/ratings.py)."""
     from analysis.ratings import has_rated_games, rate_by_players, withheld_bots, withhold
-
-    from azul_cli.common import json_rows
+    from present.strict_json import json_rows
 
     results, games = records["results"], records["games"]
     if not has_rated_games(results):  # a self-play league of one bot: nothing to rate
@@ -306,8 +305,7 @@ def rating_list(folder: Path, inside: Callable[[Path], bool]) -> dict:
     """A rating list's last version rebuilt from its runs' records (``azul ratings show``), when
     every run it rates lies in the served folders."""
     from analysis.rating_list import RatingList
-
-    from azul_cli.common import json_rows
+    from present.strict_json import json_rows
 
     lst = RatingList.open(folder)
     if lst.last is None:

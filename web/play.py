@@ -33,8 +33,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from azul_cli.play import verdict
-from azul_cli.teach import hint
+from present.lines import verdict
+from present.teach import hint
 from records.store import open_store
 
 from .play_records import check_play_out

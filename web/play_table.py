@@ -4,7 +4,7 @@ the server between requests.
 The engine calls are ``azul play``'s and ``azul series``': one ``engine.loop.step`` at a time (a
 deal, a bot's move, the person's move), deals from ``round_seed(deal_seed, round)`` with a
 series' deal seeds and openers as ``tournament.series`` plays them (``series_deal_seed``,
-``opener_of``, ``combine``), the teaching preview and the hint of ``azul_cli.teach``, and undo as
+``opener_of``, ``combine``), the teaching preview and the hint of ``present.teach``, the lines of ``present.lines``, and undo as
 ``azul play`` has it (the person's last move and the bots' replies, never past a deal). A finished
 game is written at once into the served ``--play-out`` folder (web/play_records.py); when that
 fails, the game stays on the table (``unsaved``, ``save_error``) until a "Save again" writes it.
@@ -14,11 +14,10 @@ from __future__ import annotations
 import threading
 import time
 
-from azul_cli import render
-from azul_cli.series import game_line, result_lines
 from bots import Bot
 from engine import GameState, IllegalMoveError, Move, new_game
 from engine.loop import Dealt, step
+from present.lines import game_line, result_lines, round_header, scores_line
 from tournament.scheduler import round_seed, series_deal_seed
 from tournament.series import SeriesGame, SeriesResult, combine, complete_rows, fault_text, opener_of
 
@@ -135,14 +134,14 @@ class Table:
         if type(event) is Dealt:
             self.history.clear()  # a deal is agreed: undo never goes back past it
             self.say("no tile left in bag or lid: the game ends" if state.is_over
-                     else render.round_header(state.to_json()).plain)
+                     else round_header(state.to_json()))
             return
         played = event.played
         self.moves.append(str(played.move))
         self.think_ms.append(think if think is not None else (time.perf_counter() - t0) * 1000.0)
         self.say(f"seat {played.seat} ({self.names[played.seat]}) plays {played.move}")
         if played.round_over:
-            self.say(render.scores_line(f"scores after round {event.round}", state.to_json()).plain)
+            self.say(scores_line(f"scores after round {event.round}", state.to_json()))
 
     def _finish(self) -> None:
         final = self.state.to_json()

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from azul_cli.teach import preview, preview_text
 from engine import GameState, Move
 from engine.rules import COLOUR_NAMES, COLOURS, FLOOR_COSTS, wall_colour
+from present.teach import preview, preview_text
 
 
 @dataclass

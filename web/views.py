@@ -14,13 +14,13 @@ its data, never a 500.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
+
+from present.strict_json import strict
 
 from . import pages
 from .data import Cache, failed, run_data, signature, status_row
@@ -31,28 +31,14 @@ MAX_ANALYZE_ITERATIONS = 20000  # ... and at most (?iterations=N)
 ANALYZE_BOT = "mcts"
 
 
-def clean(value: Any) -> Any:
-    """``value`` for strict JSON: NaN and infinities as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    return value
-
-
 def not_found(what: str = "no such run under the served folders") -> HTMLResponse:
-    return HTMLResponse(pages.plain_page("not found", f"<h1>Not found</h1><p>{pages.esc(what)}</p>"), 404)
+    return HTMLResponse(pages.plain_page("not found", what, heading="Not found"), 404)
 
 
 def unavailable(store: str, problem: str) -> HTMLResponse:
     """A served ``s3://`` prefix that cannot be listed now: 503, naming it (never a 404: whether the
     run is there is not known)."""
-    return HTMLResponse(pages.plain_page("store unavailable", (
-        f"<h1>Store unavailable</h1><p class='errors' id='errors'>{pages.esc(problem)}</p>"
-        f"<p>The runs under <code id='store'>{pages.esc(store)}</code> cannot be listed now, so this page "
-        "cannot be shown; it will be once the store answers.</p>")), 503)
+    return HTMLResponse(pages.render("unavailable.jinja", title="store unavailable", store=store, problem=problem), 503)
 
 
 def view_routes(runs: list[Path]) -> list:
@@ -78,7 +64,7 @@ def view_routes(runs: list[Path]) -> list:
         return HTMLResponse(pages.shell("azul runs", "/api/index", doc["html"]))
 
     def api_index(request: Request) -> Response:
-        return JSONResponse(clean(index_doc()))
+        return JSONResponse(strict(index_doc()))
 
     def run_doc(found: Found) -> dict:
         data = cache.get(("run", found.url), signature(found),
@@ -104,7 +90,7 @@ def view_routes(runs: list[Path]) -> list:
             if down is not None:
                 return JSONResponse({"error": down[1], "store": down[0]}, 503)
             return JSONResponse({"error": "no such run under the served folders"}, 404)
-        return JSONResponse(clean(run_doc(found)))
+        return JSONResponse(strict(run_doc(found)))
 
     def game_of(path: str, game_id: str):
         """The recorded game ``game_id`` of the run at ``path`` (its steps), or the response
@@ -120,11 +106,10 @@ def view_routes(runs: list[Path]) -> list:
         except KeyError:
             return None, not_found("no such game in this run")
         except Exception as exc:  # noqa: BLE001 - a damaged part, a store that cannot be read: said, never a 500
-            return None, HTMLResponse(pages.plain_page("unreadable", f"<p class='errors'>{pages.esc(failed(exc))}</p>"),
-                                      503)
+            return None, HTMLResponse(pages.plain_page("unreadable", failed(exc), error=True), 503)
 
     def replay(request: Request) -> Response:
-        from azul_cli.replay_html import page
+        from present.replay_page import page
 
         game, refused = game_of(request.path_params["path"], request.path_params["game_id"])
         if refused is not None:
@@ -140,9 +125,9 @@ def view_routes(runs: list[Path]) -> list:
             step = int(request.query_params.get("step", "1"))
             iterations = int(request.query_params.get("iterations", str(ANALYZE_ITERATIONS)))
         except ValueError:
-            return HTMLResponse(pages.plain_page("bad request", "<p>step and iterations are whole numbers</p>"), 400)
+            return HTMLResponse(pages.plain_page("bad request", "step and iterations are whole numbers"), 400)
         if not 1 <= iterations <= MAX_ANALYZE_ITERATIONS:
-            return HTMLResponse(pages.plain_page("bad request", f"<p>iterations: 1 to {MAX_ANALYZE_ITERATIONS:,}</p>"), 400)
+            return HTMLResponse(pages.plain_page("bad request", f"iterations: 1 to {MAX_ANALYZE_ITERATIONS:,}"), 400)
         game, refused = game_of(path, game_id)
         if refused is not None:
             return refused
@@ -150,7 +135,7 @@ def view_routes(runs: list[Path]) -> list:
             return not_found(f"no step {step}: the game has steps 1 to {len(game.steps)}")
         data = analysis(game, step, iterations)
         data.update(url=found.url, name=found.url, game_id=game_id)
-        return HTMLResponse(pages.plain_page(f"analysis {game_id}", pages.analysis_body(data)))
+        return HTMLResponse(pages.analysis_page(data))
 
     return [Route("/", index), Route("/api/index", api_index),
             Route("/run/{path:path}/game/{game_id}/analyze", analyze),
@@ -159,11 +144,11 @@ def view_routes(runs: list[Path]) -> list:
 
 
 def analysis(game, step: int, iterations: int) -> dict:
-    """``azul analyze``'s rows (azul_cli/positions.py) for the position after ``step`` (1-based):
+    """``azul analyze``'s rows (present/analyze.py) for the position after ``step`` (1-based):
     the top ten, and ``visits``, all the root's visits over every move (the share's denominator,
     as ``azul analyze`` has it)."""
-    from azul_cli.positions import run_analysis
     from engine import GameState
+    from present.analyze import run_analysis
 
     position = game.steps[step - 1].position
     data = {"step": step, "steps": len(game.steps), "round": position.get("round"), "phase": position.get("phase"),
