@@ -21,12 +21,13 @@ from pathlib import Path
 
 import polars as pl
 
+from records.errors import AzulError
 from records.folder import replace_text
 
 LIST_FILE = "list.json"
 
 
-class RatingListError(ValueError):
+class RatingListError(AzulError, ValueError):
     """A list that cannot be read, a run that cannot be added, a run that has moved."""
 
 

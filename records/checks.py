@@ -20,12 +20,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .columns import REQUIRED, TABLES
+from .errors import AzulError
 from .names import CONFIG_FILE, RUN_FILE
 from .parts import parquet_files, part_ids, part_path
 from .urls import is_url, shown
 
 
-class DamagedRecords(ValueError):
+class DamagedRecords(AzulError, ValueError):
     """A run folder with a damaged, foreign or missing part file; ``path`` is the file."""
 
     def __init__(self, run_dir: Path, path: Path, why: str):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from .errors import AzulError
 from .interface import RunStore
 from .names import LOCK_FILE, QUARANTINE, RUN_FILE, SPRT_FILE, STUDY_FILE, TUNE_FILE
 from .parts import committed_parts, parquet_files, part_path
@@ -32,7 +33,7 @@ LEGACY_KIND_FILES = (("study", STUDY_FILE), ("sprt", SPRT_FILE), ("tune", TUNE_F
 _KIND_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
 
-class RunInUse(RuntimeError):
+class RunInUse(AzulError, RuntimeError):
     """Another process holds the run folder's lock (``pid``: its pid as written there, or "?")."""
 
     def __init__(self, run_dir: Path, pid: str):

@@ -3,6 +3,8 @@
 a bad one in the same words, and raises errors an ``azul`` command turns into its error line."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kinds.sprt import SprtSettings
@@ -65,6 +67,48 @@ def test_the_settings_and_run_errors_have_one_base_and_stay_value_or_runtime_err
     for bad in ({"name": "a/b"}, {"out": 3}, {"seed": -1}, {"variant": "red"}, {"mlflow": "yes"}):
         with pytest.raises(ConfigError, match=f"^{next(iter(bad))}: "):
             SprtSettings(new="greedy", base="random", **bad).league()
+
+
+# Exceptions outside the one base, each for a reason (records/errors.py says which): the engine's
+# errors (SPEC 4), a game's control flow, failed I/O (OSError) and a web form too large for /play
+OUTSIDE_THE_BASE = {"IllegalMoveError", "InvalidPositionError", "BotForfeit", "BotRaised", "MoveTimeout", "Forfeit",
+                    "ObjectStoreError", "FormTooLarge", "LeaveGame", "_CommandDone", "BotFailed"}
+
+
+def test_every_error_class_of_the_project_is_under_the_one_base_or_named_outside_it():
+    """A new settings or run error joins ``AzulError`` (so each command turns it into its one
+    ``error:`` line); only the classes named in ``OUTSIDE_THE_BASE`` stay out, on purpose."""
+    import importlib
+    import inspect
+
+    root = Path(__file__).resolve().parents[1]
+    found = {}
+    for package in ("engine", "bots", "records", "tournament", "analysis", "learn", "present", "kinds", "web",
+                    "azul_cli"):
+        for path in sorted((root / package).rglob("*.py")):
+            if "notebooks" in path.parts or "rl" in path.parts or path.name == "__main__.py":
+                continue
+            module = importlib.import_module(".".join(path.relative_to(root).with_suffix("").parts))
+            for name, cls in vars(module).items():
+                if inspect.isclass(cls) and issubclass(cls, BaseException) and cls.__module__ == module.__name__:
+                    found[name] = cls
+    assert {"DamagedRecords", "RunInUse", "RatingListError", "ConfigError", "LeagueError"} <= set(found)
+    stray = sorted(n for n, cls in found.items() if not issubclass(cls, AzulError) and n not in OUTSIDE_THE_BASE)
+    assert not stray, f"{stray}: derive from AzulError (records/errors.py), or name why it stays outside"
+    assert not OUTSIDE_THE_BASE - set(found), "a class named outside the base no longer exists"
+
+
+def test_a_damaged_run_and_a_run_in_use_are_run_errors_of_the_one_base(tmp_path):
+    from records.checks import DamagedRecords
+    from records.folder import RunInUse, take_lock
+
+    take_lock(tmp_path)
+    with pytest.raises(RunInUse) as caught:  # the lock is this process's own: a second take is refused
+        take_lock(tmp_path)
+    assert isinstance(caught.value, AzulError) and isinstance(caught.value, RuntimeError)
+    damaged = DamagedRecords(tmp_path, tmp_path / "games" / "part-000000.parquet", "not a Parquet file")
+    assert isinstance(damaged, AzulError) and isinstance(damaged, ValueError)
+    assert "part-000000.parquet" in str(damaged)
 
 
 def test_a_league_built_typed_is_the_league_its_file_makes():

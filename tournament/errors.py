@@ -9,16 +9,14 @@ the whole of the one ``error: ...`` line a command prints for it (azul_cli/commo
 - ``TrainError``: a training run that cannot start or go on, its settings included.
 - ``SeriesError`` (tournament/series.py): a series that cannot be played on.
 
-Outside it, on purpose: the engine's ``ValueError``s (SPEC 4), the control flow of a game (a move
-timeout, a forfeit), and the errors of the packages below tournament (records' damaged parts and
-object store, analysis's rating lists), which cannot import it. This module imports nothing of
-the project, so every command imports it without Ray.
+The base itself is records/errors.py's, so that the errors of the packages below tournament
+share it (records' damaged parts and a run another driver writes, analysis's rating lists); what
+stays outside it is said there. This module imports only that one, so every command imports it
+without Ray.
 """
 from __future__ import annotations
 
-
-class AzulError(Exception):
-    """A run's settings, or a run, that cannot go on; the message says why (and what to do)."""
+from records.errors import AzulError  # the one base, on the ground floor (records/errors.py)
 
 
 class ConfigError(AzulError, ValueError):
