@@ -236,3 +236,38 @@ def first_mover(f: pl.DataFrame, players: int) -> dict:
             "win_high": win["high"] - fair, "score_edge": lead["mean"],
             "score_low": None if se is None else lead["mean"] - Z95 * se,
             "score_high": None if se is None else lead["mean"] + Z95 * se}
+
+
+# ---------------------------------------------------------------- in words (the table, the report)
+def headline(t: LuckTable) -> str:
+    """The block's first line: what it covers, or why it has no numbers."""
+    what = f"luck and skill ({t.num_players} players)"
+    if t.refused:
+        return f"{what}: {t.refused}"
+    return (f"{what}: {t.deals:,} deals, {t.games:,} games; shares of the variance of one seat's "
+            f"points and wins, 95% intervals from {t.resamples} resamples of whole deals (seed {t.seed})")
+
+
+def first_mover_line(t: LuckTable) -> str | None:
+    """The first mover's edge in one line, naming the bots it covers; None without games."""
+    f = t.first_mover
+    if not f:
+        return None
+
+    def pct(x):
+        return "+0.0%" if f"{x:+.1%}" == "-0.0%" else f"{x:+.1%}"
+    score = (f"{f['score_edge']:+.1f} points over its table's mean"
+             + ("" if f["score_low"] is None else f" (95% {f['score_low']:+.1f} .. {f['score_high']:+.1f})"))
+    win = "" if f["win_low"] is None else f" (95% {pct(f['win_low'])} .. {pct(f['win_high'])})"
+    return (f"first mover's edge ({t.num_players} players, {f['games']:,} games of "
+            f"{', '.join(f['bots'])}): wins {f['win_rate']:.1%} against a fair {f['fair']:.1%}, "
+            f"{pct(f['win_edge'])}{win}; scores {score}")
+
+
+def wide_shares(t: LuckTable) -> pl.DataFrame:
+    """The shares one row per component: ``points``, ``points_low``, ``points_high``, ``wins``,
+    ``wins_low``, ``wins_high``."""
+    frames = [t.shares.filter(pl.col("outcome") == o).select(
+        "component", pl.col("share").alias(o), pl.col("low").alias(f"{o}_low"),
+        pl.col("high").alias(f"{o}_high")) for o in OUTCOMES]
+    return frames[0].join(frames[1], on="component", maintain_order="left")
