@@ -26,7 +26,15 @@ import numpy as np
 import polars as pl
 
 from .bootstrap import percentile_interval, resample_batches
-from .stats import SEAT_COLUMNS, Z95, clustered_se, deal_sums, design_effects, outcomes, wilson_exprs
+from .stats import (
+    SEAT_COLUMNS,
+    Z95,
+    clustered_se,
+    deal_sums,
+    design_effects,
+    outcomes,
+    wilson_exprs,
+)
 
 RESAMPLES = 200  # deal-bootstrap resamples of the shares' intervals
 SEED = 0
@@ -99,14 +107,12 @@ def fully_seated(f: pl.DataFrame, players: int) -> str | None:
     different bots, each in every seat (from the opener) equally often, and there are at least
     two deals; else the line that says it is not."""
     if f.height == 0:
-        return f"{NEEDS} (no game left)"
-    per = f.group_by("deal_key").agg(
-        pl.col("bot").n_unique().alias("bots"), pl.col("game").n_unique().alias("games"),
-        pl.struct("bot", "order").value_counts().alias("cells"))
-    per = per.with_columns(
-        pl.col("cells").list.eval(pl.element().struct.field("count").min()).list.first().alias("least"),
-        pl.col("cells").list.eval(pl.element().struct.field("count").max()).list.first().alias("most"),
-        pl.col("cells").list.len().alias("filled"))
+        return f"{NEEDS}: no game without a forfeit"
+    cells = f.group_by("deal_key", "bot", "order").agg(pl.len().alias("count"))
+    per = (cells.group_by("deal_key").agg(
+        pl.col("bot").n_unique().alias("bots"), pl.len().alias("filled"),
+        pl.col("count").min().alias("least"), pl.col("count").max().alias("most"))
+        .join(f.group_by("deal_key").agg(pl.col("game").n_unique().alias("games")), on="deal_key"))
     ok = ((pl.col("bots") == players) & (pl.col("filled") == players * players)
           & (pl.col("least") == pl.col("most")) & (pl.col("games") >= 2))
     short = per.filter(~ok).height
@@ -138,35 +144,71 @@ def _per_deal(f: pl.DataFrame, value: str, players: int) -> dict[str, np.ndarray
             "y_ds": table(seat, players, y), "yy_d": np.bincount(deal, y * y, minlength=k)}
 
 
-def components(s: dict[str, np.ndarray], w: np.ndarray) -> np.ndarray:
-    """The variance parts (deal, seat, bot, rest) and the total of the per-deal sums ``s`` with
-    each deal counted ``w`` times (1 each: the estimate; a resample's counts: its bootstrap
-    value). Method of moments, so a part can come out a little below 0 when it is nil."""
-    nb, yb, ns, ys = w @ s["n_db"], w @ s["y_db"], w @ s["n_ds"], w @ s["y_ds"]
+FACTOR_SUMS = ("n", "y", "yy", "yn", "nn", "yY", "yN", "nY", "nN")  # per group: see ``_features``
+
+
+def _features(s: dict[str, np.ndarray]) -> tuple[np.ndarray, dict[str, slice]]:
+    """Per deal, every product of its sums that the decomposition adds up (a deal's row of a
+    (deals, features) matrix, and where each feature sits in it): so that a resample of deals
+    is one weighted sum of rows, all resamples one matrix product. Per group of a factor (bot,
+    seat), with ``n``, ``y`` its rows and sum in the deal and ``N``, ``Y`` the deal's: ``n``,
+    ``y``, ``yy`` (y^2), ``yn``, ``nn``, ``yY``, ``yN``, ``nY``, ``nN``; and per deal ``one``,
+    ``sq`` (the sum of squares of the values), ``YY``, ``YN``, ``NN``."""
+    n_d, y_d = s["n_db"].sum(axis=1), s["y_db"].sum(axis=1)
+    cols, where, at = [], {}, 0
+
+    def put(name, block):
+        nonlocal at
+        block = block.reshape(len(n_d), -1)
+        cols.append(block)
+        where[name] = slice(at, at + block.shape[1])
+        at += block.shape[1]
+    for factor in ("b", "s"):
+        n, y = s[f"n_d{factor}"], s[f"y_d{factor}"]
+        for name, block in zip(FACTOR_SUMS, (n, y, y * y, y * n, n * n, y * y_d[:, None],
+                                             y * n_d[:, None], n * y_d[:, None], n * n_d[:, None])):
+            put(f"{factor}.{name}", block)
+    for name, block in (("one", np.ones_like(n_d)), ("sq", s["yy_d"]), ("YY", y_d * y_d),
+                        ("YN", y_d * n_d), ("NN", n_d * n_d)):
+        put(name, block)
+    return np.concatenate(cols, axis=1), where
+
+
+def components(agg: np.ndarray, where: dict[str, slice]) -> np.ndarray:
+    """The variance parts (deal, seat, bot, rest) and the total from the features of
+    ``_features`` summed over a sample of deals (each deal once: the estimate; a resample's
+    counts: its bootstrap value). Method of moments, so a part can come out a little below 0 when
+    it is nil."""
+    def get(name):
+        v = agg[where[name]]
+        return v if len(v) > 1 or "." in name else v[0]
+    k, sq, big_yy, big_yn, big_nn = (get(x) for x in ("one", "sq", "YY", "YN", "NN"))
+    nb, yb = get("b.n"), get("b.y")
     n = nb.sum()
     mu = yb.sum() / n
-    a = np.divide(yb, nb, out=np.full_like(yb, mu), where=nb > 0)  # each bot's mean
-    c = np.divide(ys, ns, out=np.full_like(ys, mu), where=ns > 0) - mu  # each seat's edge
-    total = (w @ s["yy_d"]) / n - mu * mu
-    k = w.sum()  # deals in the (re)sample
-    n_d, y_d = s["n_db"].sum(axis=1), s["y_db"].sum(axis=1)
-    lead = (y_d - n_d * mu) / n  # each deal's pull on the overall mean
+    lead_sq = (big_yy - 2 * mu * big_yn + mu * mu * big_nn) / (n * n)  # sum_d w (Y - N mu)^2 / N^2
 
-    def fixed(counts, sums, means, weights_n):
-        """The variance of group means over rows, less their deal-clustered sampling variance."""
-        dev = means - mu
-        t = np.divide(sums - counts * means, weights_n, out=np.zeros_like(sums),
-                      where=weights_n > 0) - lead[:, None]
-        noise = (w[:, None] * t * t).sum(axis=0) * k / max(k - 1, 1)
-        return float((weights_n / n * (dev * dev - noise)).sum())
-    bot = fixed(s["n_db"], s["y_db"], a, nb)
-    seat = fixed(s["n_ds"], s["y_ds"], c + mu, ns)
+    def fixed(f):
+        """For factor ``f``: its group means' deviations from the mean, and the variance of the
+        group means over rows less their deal-clustered sampling variance."""
+        cn, cy = get(f"{f}.n"), get(f"{f}.y")
+        mean = np.divide(cy, cn, out=np.full_like(cy, mu), where=cn > 0)
+        inv = np.divide(1.0, cn, out=np.zeros_like(cn), where=cn > 0)
+        a_sq = get(f"{f}.yy") - 2 * mean * get(f"{f}.yn") + mean * mean * get(f"{f}.nn")
+        a_l = (get(f"{f}.yY") - mu * get(f"{f}.yN") - mean * get(f"{f}.nY") + mean * mu * get(f"{f}.nN"))
+        t_sq = a_sq * inv * inv - 2 * a_l * inv / n + lead_sq * (cn > 0)
+        noise = t_sq * k / max(k - 1, 1)
+        dev = mean - mu
+        return mean, a_sq, float((cn / n * (dev * dev - noise)).sum())
+    a, r_sq, bot = fixed("b")
+    seat_mean, _, seat = fixed("s")
+    c = seat_mean - mu
+    total = sq / n - mu * mu
     # the deal: the covariance of a player's residuals (outcome less its bot's mean and its seat's
     # edge) over pairs of different games of the same deal; a player's seat edges sum to 0
-    r = s["y_db"] - s["n_db"] * a
-    zz = (s["yy_d"] - 2 * s["y_db"] @ a - 2 * s["y_ds"] @ c + s["n_db"] @ (a * a) + s["n_ds"] @ (c * c))
-    pairs = w @ (s["n_db"] * (s["n_db"] - 1)).sum(axis=1)
-    deal = float(w @ ((r * r).sum(axis=1) - zz)) / pairs
+    zz = sq - 2 * yb @ a - 2 * get("s.y") @ c + nb @ (a * a) + get("s.n") @ (c * c)
+    pairs = (get("b.nn") - nb).sum()
+    deal = float(r_sq.sum() - zz) / pairs
     return np.array([deal, seat, bot, total - deal - seat - bot, total])
 
 
@@ -174,17 +216,19 @@ def shares(f: pl.DataFrame, players: int, resamples: int = RESAMPLES, seed: int 
     """Per outcome (points, wins) and component (deal, seat, bot, rest): ``share`` of the
     outcome's variance with its 95% deal-bootstrap interval (``low``, ``high``: the percentile
     interval of ``resamples`` resamples of whole deals; NaN with none) and ``variance``."""
+    built = [_features(_per_deal(f, column, players)) for column in OUTCOMES.values()]
+    feats = np.concatenate([b[0] for b in built], axis=1)  # one product for both outcomes
+    width = built[0][0].shape[1]
+    boot = [row for batch in resample_batches(len(feats), resamples, seed) for row in batch @ feats]
     rows = []
-    for outcome, column in OUTCOMES.items():
-        s = _per_deal(f, column, players)
-        deals = len(s["yy_d"])
-        est = components(s, np.ones(deals))
-        boot = [components(s, w) for batch in resample_batches(deals, resamples, seed) for w in batch]
-        samples = np.array([b[:4] / b[4] for b in boot]).reshape(-1, 4)
-        low, high = percentile_interval(samples, 0.95)
-        for i, name in enumerate(COMPONENTS):
-            rows.append({"outcome": outcome, "component": name, "share": est[i] / est[4],
-                         "low": low[i], "high": high[i], "variance": est[i]})
+    for i, (outcome, (own, where)) in enumerate(zip(OUTCOMES, built)):
+        part = slice(i * width, (i + 1) * width)
+        est = components(own.sum(axis=0), where)
+        samples = np.array([b[:4] / b[4] for b in (components(row[part], where) for row in boot)])
+        low, high = percentile_interval(samples.reshape(-1, 4), 0.95)
+        for j, name in enumerate(COMPONENTS):
+            rows.append({"outcome": outcome, "component": name, "share": est[j] / est[4],
+                         "low": low[j], "high": high[j], "variance": est[j]})
     return pl.DataFrame(rows)
 
 

@@ -10,12 +10,12 @@ import numpy as np
 import polars as pl
 import pytest
 import yaml
+from test_league_support import league
 from typer.testing import CliRunner
 
 from analysis.luck import NEEDS, luck_tables
 from analysis.synthetic import synthetic_league, synthetic_luck_league, write_league
 from azul_cli.main import app
-from test_league_support import league
 
 runner = CliRunner()
 
@@ -216,8 +216,8 @@ def test_standings_of_a_league_without_shared_deals_say_so_in_one_line(tmp_path)
     run = write_league(data, tmp_path / "one")
     out = runner.invoke(app, ["standings", str(run)]).output
     lines = [line for line in out.splitlines() if line.startswith("luck and skill")]
-    assert lines == [f"luck and skill (2 players): {NEEDS}: 6 of 6 deals are not played with every "
-                     "bot in every seat equally often"]
+    assert lines == [(f"luck and skill (2 players): {NEEDS}: 6 of 6 deals are not played with every "
+                      "bot in every seat equally often")]
     assert "points (95%)" not in out and "upsets:" not in out and "first mover's edge (2 players, 6 games of a, b)" in out
 
 
