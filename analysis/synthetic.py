@@ -146,3 +146,45 @@ def write_league(tables: dict[str, pl.DataFrame], run_dir: str | Path) -> Path:
         columns = {c: frame[c].to_list() for c in frame.columns if c != "run_id"}
         write_file(build_table(name, columns, run_ids[0]), part_path(run_dir, name, 1))
     return run_dir
+
+
+def synthetic_luck_league(skills: list[tuple[str, float]], deals: int, players: int, *,
+                          seat_effects: list[float] | None = None, deal_sd: float = 5.0,
+                          suit_sd: float = 3.0, noise: float = 6.0, seed: int = 0,
+                          run_id: str = "synthetic") -> dict[str, pl.DataFrame]:
+    """A league with planted luck and skill (for ``analysis.luck``), in the columns of
+    ``synthetic_league``: every set of ``players`` bots a table, each deal played in every cyclic
+    rotation of the seats. Seat ``s`` of bot ``b`` (table member ``m``) on deal ``d`` scores
+
+        50 + skill[b] + seat_effects[s] + D_d + U_dm + noise * G
+
+    rounded to a whole number: ``D_d`` ~ N(0, deal_sd^2) is the deal's level (every seat alike),
+    ``U_dm`` ~ N(0, suit_sd^2) the deal's favour of one member (in every seat it takes), ``G`` a
+    standard Gumbel draw per seat and game (the play's own randomness: variance pi^2 / 6 times
+    ``noise^2``). Ranks follow the unrounded points (no ties), so a rounded score can equal the
+    next seat's. ``seat_effects`` defaults to no edge."""
+    if not 2 <= players <= len(skills):
+        raise ValueError(f"players must be 2..{len(skills)} (the number of bots), not {players}")
+    seat_effects = [0.0] * players if seat_effects is None else list(seat_effects)
+    if len(seat_effects) != players:
+        raise ValueError(f"seat_effects: {players} values, one a seat, not {len(seat_effects)}")
+    rng = np.random.default_rng(seed)
+    games: dict[str, list] = {k: [] for k in ("game_id", "table", "deal", "arrangement")}
+    res: dict[str, list] = {k: [] for k in ("game_id", "seat", "bot", "score", "rank")}
+    for t, members in enumerate(combinations(range(len(skills)), players)):
+        level = rng.normal(0.0, deal_sd, size=deals)
+        suit = rng.normal(0.0, suit_sd, size=(deals, players))  # per deal and table member
+        for arr in range(players):
+            member = [(s + arr) % players for s in range(players)]  # table member in seat s
+            value = (np.array([skills[members[m]][1] for m in member]) + np.array(seat_effects)
+                     + level[:, None] + suit[:, member] + noise * rng.gumbel(size=(deals, players)))
+            rank = np.argsort(np.argsort(-value, axis=1), axis=1) + 1
+            gids = [f"t{t:03d}-d{d:05d}-a{arr:02d}" for d in range(deals)]
+            for key, val in zip(games, (gids, [t] * deals, list(range(deals)), [arr] * deals)):
+                games[key].extend(val)
+            for key, val in zip(res, (np.repeat(gids, players).tolist(), list(range(players)) * deals,
+                                      [skills[members[m]][0] for m in member] * deals,
+                                      np.rint(50 + value).astype(int).ravel().tolist(),
+                                      rank.ravel().tolist())):
+                res[key].extend(val)
+    return _frames(games, res, run_id, players=players)

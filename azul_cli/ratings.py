@@ -244,12 +244,20 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
         records = read_records(runs)
         frame = fn(records["results"], records["games"])
         events = [event_standings(d, records["results"], records["games"]) for d in runs.dirs]
+        luck = []
+        if what is What.standings and format is not Format.csv:  # luck and skill after the standings
+            from analysis.luck import luck_tables
+
+            luck = luck_tables(records["results"], records["games"])
     except (ValueError, OSError) as exc:
         fail(str(exc))
     if format is Format.csv:
         typer.echo(frame.write_csv(), nl=False)
     elif format is Format.json:
-        print_json({"what": what.value, "rows": json_rows(frame)})
+        doc = {"what": what.value, "rows": json_rows(frame)}
+        if what is What.standings:
+            doc["luck"] = [_luck_json(t) for t in luck]
+        print_json(doc)
     else:
         _print_stats(frame, what)
         if what is What.standings:  # an event's own table after the standings
@@ -259,6 +267,7 @@ def standings(run_dirs: RunDirs, format: FormatOpt = Format.table,
 
             for ev in events:
                 print_event(Console(highlight=False, markup=False), ev)
+            _print_luck(luck)
 
 
 def _event_standings(runs, format: Format) -> None:
@@ -329,3 +338,57 @@ def _print_stats(frame, what: What) -> None:
     for row in frame.iter_rows(named=True):
         table.add_row(*(cell(row) for cell in columns.values()))
     print_table(table)
+
+
+def _luck_json(t) -> dict:
+    """A player count's luck-and-skill numbers as JSON: 4 digits, null for no number."""
+    doc = t.as_dict()
+    for key in ("shares", "upsets"):
+        frame = getattr(t, key)
+        doc[key] = None if frame is None else json_rows(frame)
+    if doc["first_mover"]:
+        doc["first_mover"] = {k: finite(v, 4) if isinstance(v, float) else v
+                              for k, v in doc["first_mover"].items()}
+    return doc
+
+
+def _print_luck(tables) -> None:
+    """The luck-and-skill block of ``azul standings``: per player count the shares of the
+    variance, the upset rates and the first mover's edge, then what each number means."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    from analysis.luck import MEANING, first_mover_line, headline, wide_shares
+
+    console = Console(highlight=False, markup=False)
+
+    def share(value: float, low: float, high: float) -> str:
+        span = "" if math.isnan(low) else f" ({low:.1%} .. {high:.1%})"
+        return f"{value:.1%}{span}"
+
+    for t in tables:
+        console.print(f"\n{headline(t)}", style="bold", soft_wrap=True)
+        if t.shares is not None:
+            table = Table(box=box.SIMPLE_HEAD)
+            for name in ("share of", "points (95%)", "wins (95%)"):
+                table.add_column(name, justify="left" if name == "share of" else "right", no_wrap=True)
+            for r in wide_shares(t).iter_rows(named=True):
+                table.add_row(r["component"], share(r["points"], r["points_low"], r["points_high"]),
+                              share(r["wins"], r["wins_low"], r["wins_high"]))
+            print_table(table, console)
+            ups = Table(box=box.SIMPLE_HEAD, title="upsets: the weaker ahead in every game of a deal")
+            for name in ("weaker", "stronger", "deals", "upsets", "upset rate", "95%", "stronger swept"):
+                ups.add_column(name, justify="left" if name in ("weaker", "stronger") else "right",
+                               no_wrap=True)
+            for r in t.upsets.iter_rows(named=True):
+                ups.add_row(r["weaker"], r["stronger"], f"{r['deals']:,}", f"{r['upsets']:,}",
+                            f"{r['upset_rate']:.1%}", f"{r['low']:.1%} .. {r['high']:.1%}",
+                            f"{r['sweep_rate']:.1%}")
+            print_table(ups, console)
+        line = first_mover_line(t)
+        if line:
+            console.print(line, soft_wrap=True)
+    if tables:
+        for sentence in MEANING.values():
+            console.print(sentence, soft_wrap=True)
