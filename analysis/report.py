@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from records.names import ELO_CSV, REPORT_FILES, REPORT_HTML, SUMMARY_MD
-from records.store import as_store
+from records.store import RunStore
 
 from . import stats
 from .bootstrap import check_count
@@ -59,7 +59,7 @@ def build_report(run_dirs: str | Path | Iterable[str | Path] | Runs, out_dir: st
 
 def write_report(report: Report, out_dir: str | Path) -> dict[str, Path]:
     """Write the three files of a collected report (each to a temporary name, then renamed)."""
-    out = as_store(out_dir)  # a folder, or a run on object storage (uploaded there)
+    out = RunStore(out_dir)  # a folder, or a run on object storage (uploaded there)
     texts = {REPORT_HTML: render_html(report), ELO_CSV: elo_csv(report), SUMMARY_MD: render_summary(report)}
     for name, text in texts.items():
         out.write_text(name, text)

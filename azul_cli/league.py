@@ -249,9 +249,10 @@ def _print_event(console: Console, run_dir: Path, kind) -> None:
     """An event's own table (Swiss, bracket, gauntlet: azul_cli/event_table.py) as it stands;
     ``kind``: the run's, which says which games the table counts (``RunKind.event_results``)."""
     from analysis.events import event_settings, event_standings
-    from records.store import local_run
+    from records.store import RunStore
 
-    run_dir = local_run(run_dir)
+    here = RunStore(run_dir).viewed()  # a run on object storage: its local view
+    run_dir = here.view()
     if event_settings(run_dir) is None or not (run_dir / "games").exists():
         return
     from analysis.records import read_records
@@ -263,7 +264,7 @@ def _print_event(console: Console, run_dir: Path, kind) -> None:
     except (ValueError, OSError) as exc:  # the standings above said what they could
         console.print(f"the event's table cannot be read: {exc}", soft_wrap=True)
         return
-    results, unfinished = kind.event_results(run_dir, records)  # as the finished event's table counts
+    results, unfinished = kind.event_results(here, records)  # as the finished event's table counts
     print_event(console, event_standings(run_dir, results, records["games"]))
     if unfinished:
         games = sum(u[2] for u in unfinished)

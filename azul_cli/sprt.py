@@ -119,11 +119,11 @@ def sprt(bot: BotOpt = None, config: ConfigOpt = None,
         console.print(f"sprt {new} against {base}: H0 elo {settings.elo0:g} against H1 elo "
                       f"{settings.elo1:g} ({settings.model}), alpha {settings.alpha:g}, beta "
                       f"{settings.beta:g}, at most {settings.max_pairs:,} pairs", soft_wrap=True)
-    print_referee(console, league)
+    reasons = print_referee(console, league)
     line = StatusLine(console, progress_text, enabled=not quiet)
     try:
         with line:
-            outcome = run_sprt(settings, resume=resume, fresh=fresh, progress=line.update)
+            outcome = run_sprt(settings, resume=resume, fresh=fresh, progress=line.update, referee_reasons=reasons)
     except AzulError as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, a full disk...

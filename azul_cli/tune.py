@@ -48,11 +48,12 @@ def tune(file: Annotated[Path, typer.Argument(help="The tune file (YAML; example
         console.print(f"tune {config.bot} ({', '.join(p.name for p in config.params)}) at {config.players} "
                       f"players: {config.pairs:,} pairs in {config.steps:,} steps of {config.batch}",
                       soft_wrap=True)
-    print_referee(console, league)
+    reasons = print_referee(console, league)
     line = StatusLine(console, progress_text, enabled=not quiet)
     try:
         with line:
-            outcome = run_tune(config, resume=resume, fresh=fresh, progress=line.update, league=league)
+            outcome = run_tune(config, resume=resume, fresh=fresh, progress=line.update, league=league,
+                               referee_reasons=reasons)
     except (AzulError, ValueError) as exc:
         fail(str(exc))
     except OSError as exc:  # a folder that cannot be written, an object store that refuses...

@@ -24,6 +24,12 @@ not read. A *place* is one line of one file. The counts:
   field: a settings object's (``self.F``, ``config.F``, ``c.F``, ``settings.F``, ``league.F``) or
   a mapping's (``data.get("F", ...)``, ``data["F"]``).
   Counted as places, and as the distinct functions (and modules) holding them.
+- ``run parameters not typed as a store``: in records/, tournament/ and kinds/, the function
+  parameters named ``run_dir``, ``run_dirs``, ``run``, ``runs`` or ``store`` whose annotation is
+  missing or names ``str`` or ``Path`` (a run handed around as a path or a string, not as a
+  ``RunStore``). The folder store's own insides (records/parts.py, folder.py, checks.py, side.py)
+  take its folder, named ``folder``. Counted apart: the annotated class fields of those names
+  (a result's ``run_dir``: the run as the command named it, for printing).
 - ``web modules importing azul_cli``: modules under web/ with an ``import azul_cli...`` or
   ``from azul_cli... import``; and those import statements.
 - ``HTML built in Python``: string literals (an f-string counts once; docstrings do not count)
@@ -226,6 +232,29 @@ def field_checks(files, exceptions) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
+RUN_NAMES = {"run_dir", "run_dirs", "run", "runs", "store"}
+
+
+def untyped_runs(files) -> tuple[list[str], list[str]]:
+    found, fields = [], []
+    for rel, tree in files:
+        if package(rel) not in ("records", "tournament", "kinds"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                named, into = [(x.arg, x.annotation, x.lineno) for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]], found
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                named, into = [(node.target.id, node.annotation, node.lineno)], fields
+            else:
+                continue
+            for name, annotation, line in named:
+                text = "" if annotation is None else ast.unparse(annotation)
+                if name in RUN_NAMES and (not text or re.search(r"\b(str|Path)\b", text)):
+                    into.append(f"{rel}:{line} {name}: {text or '(no annotation)'}")
+    return found, fields
+
+
 def web_imports_of_cli(files) -> list[str]:
     found = []
     for rel, tree in files:
@@ -306,6 +335,14 @@ def main() -> None:
         row(f"checks of {field!r}: places", len(places), f"in {len(owners)} functions of {len(modules)} modules")
         if args.list:
             listing(f"{place}  ({owner.split(':', 1)[1]})" for place, owner in places)
+
+    untyped, fields = untyped_runs(files)
+    row("run parameters not typed as a store", len(untyped), "(records/, tournament/, kinds/)")
+    if args.list:
+        listing(untyped)
+    row("  result fields naming a run as typed", len(fields))
+    if args.list:
+        listing(fields)
 
     imports = web_imports_of_cli(files)
     modules = sorted({i.split(":")[0] for i in imports})

@@ -16,12 +16,11 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from records.folder import run_kind, saved_models
 from records.names import CONFIG_FILE, REPORT_FILES, RUN_FILE
-from records.store import RunStore, as_store
+from records.store import RunStore
 
 
 class StatusDetail:
@@ -136,61 +135,63 @@ class RunKind:
     nests = False
     decides = False  # plays until a test decides (an SPRT): no planned total
 
-    def finish_command(self, run_dir: Path) -> str:
+    def finish_command(self, run: RunStore) -> str:
         """The command (or a sentence naming it) that finishes a stopped run of this kind."""
         raise NotImplementedError
 
-    def planned_games(self, run_dir: Path) -> int | None:
+    def planned_games(self, run: RunStore) -> int | None:
         """How many games the run plays in all; None when the kind plays until it decides or
         the folder no longer says."""
         return None
 
-    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
+    def is_finished(self, run: RunStore, recorded: int, planned: int | None) -> bool:
         """Whether the run is over (by default: every planned game recorded)."""
         return planned is not None and recorded >= planned
 
-    def detail(self, run_dir: Path) -> StatusDetail:
+    def detail(self, run: RunStore) -> StatusDetail:
         """What this kind's status has besides the counts (``RunStatus.detail``), describing itself."""
         return StatusDetail()
 
-    def event_results(self, run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
+    def event_results(self, run: RunStore, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
         """The ``results`` rows (``records``: a run's frames, analysis.records) its event's table
         counts, and the pairings left out as unfinished (``kinds.league.finished_pairings``); by
         default every row, none left out."""
         return records["results"], []
 
-    def nested_runs(self, run_dir: Path) -> list[str]:
+    def nested_runs(self, run: RunStore) -> list[str]:
         """The runs this one holds that have records, as paths relative to it (a kind that
         ``nests``: a training run's ``gen-001/selfplay``...); none by default."""
         return []
 
-    def recorded_games(self, run_dir: Path, store=None) -> int:
-        """The games recorded in the folder ``run_dir`` (a run on object storage: its local view,
-        ``store`` the run's store), and in the runs it holds, each read through its own store."""
+    def recorded_games(self, run: RunStore, nested_in: RunStore | None = None) -> int:
+        """The games recorded in the run ``run`` (read through its local view) and in the runs it
+        holds (``nested_in``: the store they are found in, by default ``run`` itself; status hands
+        the run's own store while ``run`` is its view), each read through its own store."""
         from records.read import done_game_ids
 
-        store = as_store(run_dir) if store is None else store
-        nested = [store.sub(inner).view() for inner in self.nested_runs(store)]
-        return sum(len(done_game_ids(folder)) for folder in [Path(run_dir), *nested])
+        outer = run if nested_in is None else nested_in
+        return sum(len(done_game_ids(one)) for one in [run, *(outer.sub(inner) for inner in self.nested_runs(outer))])
 
-    def status(self, run_dir: RunStore | str | Path) -> RunStatus:
-        """Where the run ``run_dir`` (its store) stands (``RunStatus``). Reads the lock's holder
-        without taking the lock, so a reader never makes a starting driver fail."""
-        store = as_store(run_dir)
-        run_dir = store.view()  # read from its local view (a folder: the folder itself)
-        recorded, planned = self.recorded_games(run_dir, store), self.planned_games(run_dir)
+    def status(self, run: RunStore) -> RunStatus:
+        """Where the run (its store; a path or URL is opened) stands (``RunStatus``). Reads the
+        lock's holder without taking the lock, so a reader never makes a starting driver fail. The
+        kind reads the run's files through its local view (``RunStore.viewed``: a folder is its own
+        view; a run on object storage downloaded once), asks the store itself who holds it."""
+        store = RunStore(run)
+        here = store.viewed()
+        recorded, planned = self.recorded_games(here, store), self.planned_games(here)
         driver = store.holder()
-        finished = self.is_finished(run_dir, recorded, planned)
+        finished = self.is_finished(here, recorded, planned)
         state = "running" if driver is not None else "finished" if finished else "stopped"
         finish = None if finished else finish_command(store)
-        return RunStatus(self.name, store.name, recorded, planned, state, finish, driver, self.detail(run_dir),
-                         self.decides, saved_models(run_dir), store.side_counts())
+        return RunStatus(self.name, store.name, recorded, planned, state, finish, driver, self.detail(here),
+                         self.decides, saved_models(here.view(parts=False)), store.side_counts())
 
     # what the league driver asks (tournament.runner.FolderKind)
-    def refuse(self, run_dir: Path, other: str) -> str:
-        """The driver's refusal to play this kind into a folder of kind ``other``."""
-        return (f"{run_dir} holds {kind_named(other).article}, not {self.article}: playing it as one would "
-                f"spoil its records; finish it with: {finish_command(run_dir)}")
+    def refuse(self, run: RunStore, other: str) -> str:
+        """The driver's refusal to play this kind into a run of kind ``other``."""
+        return (f"{run} holds {kind_named(other).article}, not {self.article}: playing it as one would "
+                f"spoil its records; finish it with: {finish_command(run)}")
 
 
 KINDS: dict[str, RunKind] = {}
@@ -211,17 +212,17 @@ def kind_named(name: str) -> RunKind:
     return KINDS[name]
 
 
-def kind_of(run_dir: str | Path) -> RunKind:
-    """The kind of the run in ``run_dir`` (``records.folder.run_kind``: run.json's kind, or what
-    an older folder holds)."""
-    return kind_named(run_kind(as_store(run_dir).view(parts=False)))
+def kind_of(run: RunStore) -> RunKind:
+    """The kind of the run (its store; a path or URL is opened): ``records.folder.run_kind``,
+    run.json's kind, or what an older folder holds."""
+    return kind_named(run_kind(RunStore(run).view(parts=False)))
 
 
-def parent_run(run_dir: RunStore | str | Path) -> RunStore | None:
-    """The store of the run that holds ``run_dir`` (a training run's ``gen-NNN/selfplay`` or gate),
+def parent_run(run: RunStore) -> RunStore | None:
+    """The store of the run that holds ``run`` (a training run's ``gen-NNN/selfplay`` or gate),
     if any: the nearest run above it, at most two levels up (``RunStore.above``: a folder, or a
     prefix on object storage), whose kind (its ``run.json``'s) nests runs."""
-    for up in as_store(run_dir).above():
+    for up in RunStore(run).above():
         kind = _kind_at(up)
         if kind is not None and kind.nests:
             return up
@@ -236,39 +237,39 @@ def _kind_at(store: RunStore) -> RunKind | None:
         return None
 
 
-def finish_command(run_dir: RunStore | str | Path) -> str:
-    """How to finish the run ``run_dir`` (its store): its kind's command, or, for a run nested in
+def finish_command(run: RunStore) -> str:
+    """How to finish the run (its store; a path or URL is opened): its kind's command, or, for a run nested in
     another (a training run's self-play league or gate), the command that finishes the outer run.
     A run on object storage is named by its URL (a nested one by its training run's), its kind
     read from its view."""
-    store = as_store(run_dir)
+    store = RunStore(run)
     outer = parent_run(store)
     if outer is not None:
         return _kind_at(outer).finish_command(outer)
-    return kind_of(store.view(parts=False)).finish_command(store)
+    return kind_of(store).finish_command(store)
 
 
-def out_and_name(run_dir: RunStore | str | Path) -> tuple[str, str]:
+def out_and_name(run: RunStore) -> tuple[str, str]:
     """A run's ``--out`` and ``--name`` (``RunStore.out_and_name``)."""
-    return as_store(run_dir).out_and_name()
+    return RunStore(run).out_and_name()
 
 
-def settings_command(run_dir: RunStore | str | Path, words: list[str], settings: str, placeholder: str,
+def settings_command(run: RunStore, words: list[str], settings: str, placeholder: str,
                      what: str) -> str:
     """The command ``words SETTINGS --out OUT --name NAME --resume`` that finishes a run from its
     settings file ``settings``: the run's own file where a command can read it by name (a folder),
     else ``placeholder`` and a sentence saying it is ``what`` (a run on object storage keeps it)."""
-    store = as_store(run_dir)
+    store = RunStore(run)
     given = store.file_argument(settings)
     line = command_line([*words, placeholder if given is None else given, "--out", *out_name_args(store),
                          "--resume"])
     return line if given is not None else f"{line} ({placeholder}: {what}, as {store.where(settings)} keeps it)"
 
 
-def out_name_args(run_dir: str | Path) -> list[str]:
+def out_name_args(run: RunStore) -> list[str]:
     """``[OUT, "--name", NAME]``: the arguments after ``--out`` that name the run's own folder, so that a
     printed command finishes exactly that run, wherever its folder was copied or moved to."""
-    out, name = out_and_name(run_dir)
+    out, name = out_and_name(run)
     return [out, "--name", name]
 
 

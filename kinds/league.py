@@ -2,7 +2,6 @@
 league config (``azul league run``; tournament/config.py, tournament/events/)."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from records.names import CONFIG_FILE
@@ -12,10 +11,10 @@ from tournament.config import ConfigError, LeagueConfig, parse_config, read_stor
 from .base import RunKind, StatusDetail, failures_text, register, settings_command
 
 
-def saved_config(run_dir: Path) -> LeagueConfig | None:
+def saved_config(run: RunStore) -> LeagueConfig | None:
     """The league config a run was started with (its ``config.yaml``), or None if unreadable."""
     try:
-        store = RunStore(run_dir)
+        store = RunStore(run)
         return parse_config(read_stored_yaml(store, CONFIG_FILE), source=store.where(CONFIG_FILE))
     except ConfigError:
         return None
@@ -47,19 +46,19 @@ class StandingsDetail(StatusDetail):
         return f"{top.bot} ({top.win_rate:.1%} win rate{elo})"
 
 
-def standings_detail(run_dir: Path) -> StatusDetail:
+def standings_detail(run: RunStore) -> StatusDetail:
     """A league driver's run as it stands (``StandingsDetail``); an empty detail when the saved
     config cannot be read."""
     from tournament.standings import league_standings
 
-    config = saved_config(run_dir)
+    config = saved_config(run)
     if config is None:
         return StatusDetail()
-    standings, tally = league_standings(run_dir, [b.name for b in config.bots])
+    standings, tally = league_standings(run, [b.name for b in config.bots])
     return StandingsDetail(standings, tally.failures)
 
 
-def finished_pairings(run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
+def finished_pairings(run: RunStore, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
     """An event's ``results`` rows (``records``: a run's frames, analysis.records) of its whole
     pairings only, and the unfinished pairings left out, ``(round, pairing, games recorded, games
     of a whole pairing)``: a Swiss table or a knockout match counts in the event's table once all
@@ -70,7 +69,7 @@ def finished_pairings(run_dir: Path, records: dict) -> tuple[Any, list[tuple[int
 
     from tournament.events import pairing_size
 
-    config = saved_config(run_dir)
+    config = saved_config(run)
     games, results = records["games"], records["results"]
     if config is None or config.format == "round-robin" or "event_round" not in games.columns:
         return results, []
@@ -90,19 +89,19 @@ def finished_pairings(run_dir: Path, records: dict) -> tuple[Any, list[tuple[int
 class LeagueKind(RunKind):
     name, label, article = "league", "league", "a league"
 
-    def finish_command(self, run_dir) -> str:
-        return settings_command(run_dir, ["azul", "league", "run"], CONFIG_FILE, "CONFIG",
+    def finish_command(self, run: RunStore) -> str:
+        return settings_command(run, ["azul", "league", "run"], CONFIG_FILE, "CONFIG",
                                 "the league config that started it")
 
-    def planned_games(self, run_dir: Path) -> int | None:
-        config = saved_config(run_dir)
+    def planned_games(self, run: RunStore) -> int | None:
+        config = saved_config(run)
         return None if config is None else config.total_games
 
-    def detail(self, run_dir: Path) -> StatusDetail:
-        return standings_detail(run_dir)
+    def detail(self, run: RunStore) -> StatusDetail:
+        return standings_detail(run)
 
-    def event_results(self, run_dir: Path, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
-        return finished_pairings(run_dir, records)
+    def event_results(self, run: RunStore, records: dict) -> tuple[Any, list[tuple[int, int, int, int]]]:
+        return finished_pairings(run, records)
 
 
 LEAGUE = register(LeagueKind())

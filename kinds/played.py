@@ -9,9 +9,8 @@ written, so the run is never unfinished and nothing resumes it; ``azul elo``, ``
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from records.names import RUN_FILE
+from records.store import RunStore
 
 from .base import RunKind, register
 
@@ -21,14 +20,14 @@ class PlayedKind(RunKind):
     settings = RUN_FILE  # nothing is set up front: each game is whole in its records
     owned = ()
 
-    def finish_command(self, run_dir: Path) -> str:
+    def finish_command(self, run: RunStore) -> str:
         return "nothing to finish: each game is written whole when it ends (azul serve, Play)"
 
-    def planned_games(self, run_dir: Path) -> int | None:
+    def planned_games(self, run: RunStore) -> int | None:
         """The games it holds: no game is planned before a person has played it."""
-        return self.recorded_games(run_dir)
+        return self.recorded_games(run)
 
-    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
+    def is_finished(self, run: RunStore, recorded: int, planned: int | None) -> bool:
         return True
 
 

@@ -30,7 +30,7 @@ from analysis import sprt
 from analysis.sprt_run import SprtResult, in_order, pair_cells, sprt_result
 from records.folder import run_kind
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, SPRT_FILE
-from records.store import as_store
+from records.store import RunStore
 
 from .base import NoteDetail, RunKind, StatusDetail, command_line, out_and_name, register
 from engine.errors import field_name, shown
@@ -217,13 +217,12 @@ KEPT = (("new", "--bot (the new bot)"), ("base", "--bot (the base bot)"), ("vari
         ("alpha", "--alpha"), ("beta", "--beta"), ("model", "--model"))
 
 
-def stored_fields(run_dir) -> dict | None:
-    """The ``SprtSettings`` fields of the test in ``run_dir`` (a folder, an ``s3://`` run or a
+def stored_fields(run: RunStore) -> dict | None:
+    """The ``SprtSettings`` fields of the test in ``run`` (a folder, an ``s3://`` run or a
     store: its ``sprt.yaml`` and ``config.yaml``: the bots, the test, the variant and the seeds),
     or None when it holds no test; a ValueError names a file that cannot be read. ``azul sprt
     --resume`` takes what its options do not restate from here."""
-    store = as_store(run_dir)
-    run_dir = store.root
+    store = RunStore(run)
     if not store.exists(SPRT_FILE):
         return None
     try:
@@ -235,7 +234,7 @@ def stored_fields(run_dir) -> dict | None:
         fields.update(variant=config["variant"], seed=config["seed"], seeds=(bots[0]["seed"], bots[1]["seed"]),
                       names=(str(bots[0]["name"]), str(bots[1]["name"])))  # as its records name them
     except (OSError, yaml.YAMLError, KeyError, IndexError, TypeError) as exc:
-        raise ValueError(f"{run_dir}: cannot read the test it holds from {SPRT_FILE} and config.yaml "
+        raise ValueError(f"{store}: cannot read the test it holds from {SPRT_FILE} and config.yaml "
                          f"({type(exc).__name__}: {exc})") from None
     return fields
 
@@ -254,7 +253,7 @@ def _stored_spec(name: str, entry: dict) -> str:
     return format_bot_spec(entry["type"], entry.get("params") or {})
 
 
-def check_resumable(settings: SprtSettings, before: SprtSettings, run_dir: Path) -> None:
+def check_resumable(settings: SprtSettings, before: SprtSettings, run: RunStore) -> None:
     """A test resumes only as itself: the same bots, variant, seeds and hypotheses (a LeagueError
     naming each setting that differs, with the test's value and the new one); ``max_pairs`` may
     grow, never shrink."""
@@ -265,7 +264,7 @@ def check_resumable(settings: SprtSettings, before: SprtSettings, run_dir: Path)
         changed.append(f"--max-pairs is {settings.max_pairs} but the test was started with {before.max_pairs}: "
                        "a test's limit can only be raised (its records may hold pairs beyond the new one)")
     if changed:
-        raise LeagueError(f"cannot resume {run_dir}: {'; '.join(changed)} (--fresh starts the test over, "
+        raise LeagueError(f"cannot resume {run}: {'; '.join(changed)} (--fresh starts the test over, "
                           "or choose another --out or --name)")
 
 
@@ -289,12 +288,14 @@ def _kept(settings: SprtSettings) -> dict:
 
 def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = False,
              progress: Callable[[SprtProgress], None] | None = None,
-             on_written: Callable[[int], None] | None = None) -> SprtOutcome:
+             on_written: Callable[[int], None] | None = None,
+             referee_reasons: list[str] | None = None) -> SprtOutcome:
     """Play an SPRT until it has its answer (or ``max_pairs`` pairs, or a stop request).
     ``resume``: go on with the test in the run folder (the same test: ``check_resumable``);
     ``fresh``: delete the folder's records first (as ``run_league``'s). Nothing in the folder
     changes before the settings pass their checks. ``on_written``: as ``run_league``'s (tests
-    stop a test halfway with it)."""
+    stop a test halfway with it). ``referee_reasons``: as ``run_league``'s (a command that printed
+    them already hands them on, so they are worked out once)."""
     started = time.perf_counter()
     if resume and fresh:
         raise LeagueError("--resume and --fresh: choose one")
@@ -324,7 +325,8 @@ def run_sprt(settings: SprtSettings, *, resume: bool = False, fresh: bool = Fals
     store.write_text(SPRT_FILE, yaml.safe_dump(saved, sort_keys=False))
     was_logged = store.exists(MLFLOW_RUN_FILE)
     summary = run_league(league, resume=resume, fresh=fresh, on_written=on_written,
-                         schedule=SprtSchedule(league, saved, progress, started), kind=SPRT)
+                         schedule=SprtSchedule(league, saved, progress, started), kind=SPRT,
+                         referee_reasons=referee_reasons)
     outcome = SprtOutcome(sprt_result(store.view()), run_dir, time.perf_counter() - started, summary.interrupted,
                           summary.played, summary=summary)
     if league.mlflow.enabled and not outcome.interrupted and (summary.played or not was_logged):
@@ -349,7 +351,7 @@ def log_sprt(league: LeagueConfig, outcome: SprtOutcome) -> str:
     params = [Param(f"sprt.{k}", str(v)) for k, v in outcome.result.settings.items()]
     client.log_batch(run_id, metrics=metrics, params=params,
                      tags=[RunTag("sprt.verdict", r["verdict"])])
-    client.log_artifact(run_id, str(as_store(outcome.run_dir).local(SPRT_FILE)))
+    client.log_artifact(run_id, str(RunStore(outcome.run_dir).local(SPRT_FILE)))
     return run_id
 
 
@@ -405,11 +407,11 @@ class SprtKind(RunKind):
     name, label, article, settings = "sprt", "SPRT", "an SPRT", SPRT_FILE
     decides = True
 
-    def finish_command(self, run_dir: Path) -> str:
-        out, name = out_and_name(run_dir)  # a folder, or an s3:// run
+    def finish_command(self, run: RunStore) -> str:
+        out, name = out_and_name(run)  # a folder, or an s3:// run
         where = ["--out", out, "--name", name]
         try:
-            test = stored_fields(run_dir)  # the settings as a resume reads them back
+            test = stored_fields(run)  # the settings as a resume reads them back
         except ValueError:
             test = None
         if test is None:
@@ -424,22 +426,22 @@ class SprtKind(RunKind):
             args += ["--bot-seed", str(seed)]
         return command_line(args + where + ["--resume"])
 
-    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
-        result = self._result(run_dir)
+    def is_finished(self, run: RunStore, recorded: int, planned: int | None) -> bool:
+        result = self._result(run)
         if result is None:
             return False
         return result.decision.verdict != "undecided" or result.decision.pairs >= result.settings["max_pairs"]
 
-    def detail(self, run_dir: Path) -> StatusDetail:
-        result = self._result(run_dir)
+    def detail(self, run: RunStore) -> StatusDetail:
+        result = self._result(run)
         if result is None:
             return NoteDetail(f"its {SPRT_FILE} is unreadable")
         return SprtDetail(result.as_dict(), result.settings["max_pairs"])
 
     @staticmethod
-    def _result(run_dir: Path) -> SprtResult | None:
+    def _result(run: RunStore) -> SprtResult | None:
         try:
-            return sprt_result(run_dir)
+            return sprt_result(run.view())  # analysis reads the run's folder
         except (ValueError, OSError, yaml.YAMLError):  # a damaged sprt.yaml: no decision to read
             return None
 

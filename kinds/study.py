@@ -27,7 +27,7 @@ from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
 from records.names import CONFIG_FILE, STUDY_FILE
-from records.store import as_store
+from records.store import RunStore
 
 from engine.errors import shown
 
@@ -237,7 +237,7 @@ def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
     return summary
 
 
-def write_study_file(study: StudyConfig, run_dir) -> None:
+def write_study_file(study: StudyConfig, run: RunStore) -> None:
     """``study.json``: the base bot, field and seats, and per intervention its label, bot spec and
     how a league shows that choice (``Intervention.observe``)."""
     record = {"format": "azul-study/1", "bot": study.bot, "players": study.players,
@@ -246,14 +246,14 @@ def write_study_file(study: StudyConfig, run_dir) -> None:
               "interventions": [{"label": label, "spec": study.treatment_spec(label),
                                  "observe": parse_intervention(_params(label)).observe()}
                                 for label in study.labels]}
-    as_store(run_dir).write_text(STUDY_FILE, json.dumps(record, indent=2) + "\n")
+    RunStore(run).write_text(STUDY_FILE, json.dumps(record, indent=2) + "\n")
 
 
-def _saved_study(run_dir: Path) -> tuple[dict, dict] | None:
+def _saved_study(run: RunStore) -> tuple[dict, dict] | None:
     """A study folder's ``study.json`` and ``config.yaml`` as mappings (None if either is unreadable)."""
     from tournament.config import read_stored_yaml
 
-    store = as_store(run_dir)
+    store = RunStore(run)
     try:
         study = json.loads(store.read_text(STUDY_FILE))
         config = read_stored_yaml(store, CONFIG_FILE)
@@ -267,10 +267,10 @@ class StudyKind(RunKind):
 
     name, label, article, settings = "study", "study", "a study", STUDY_FILE
 
-    def finish_command(self, run_dir: Path) -> str:
-        out, name = out_and_name(run_dir)  # a folder, or an s3:// run
+    def finish_command(self, run: RunStore) -> str:
+        out, name = out_and_name(run)  # a folder, or an s3:// run
         where = ["--out", out, "--name", name]
-        saved = _saved_study(run_dir)
+        saved = _saved_study(run)
         study, config = saved or ({}, {})
         labels = [i.get("label") for i in study.get("interventions", [])]
         if labels == ["marker=take", "marker=avoid"] and study.get("seats") == list(range(study.get("players", 0))):
@@ -284,15 +284,15 @@ class StudyKind(RunKind):
                 f"its records in {command_line(where)} (azul study run FILE --out "
                 f"{command_line([out])} --resume for a study file)")
 
-    def planned_games(self, run_dir: Path) -> int | None:
-        saved = _saved_study(run_dir)
+    def planned_games(self, run: RunStore) -> int | None:
+        saved = _saved_study(run)
         if saved is None:
             return None
         study, config = saved
         try:
             labels = tuple(i["label"] for i in study["interventions"])
             return len(study_games(StudyConfig(
-                name=run_dir.name, bot=study["bot"], interventions=labels, players=study["players"],
+                name=run.name, bot=study["bot"], interventions=labels, players=study["players"],
                 variant=study["variant"], deals=study["deals"], seats=tuple(study["seats"]),
                 field=tuple(study["field"]), seed=config["seed"])))
         except (ConfigError, KeyError, TypeError, ValueError):  # not a study's

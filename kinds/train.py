@@ -51,7 +51,7 @@ from present.strict_json import dumps
 from records.folder import RunInUse, new_run_id, run_id_of, save_run_id
 from records.names import (CANDIDATE_FILE, CURVE_FILE, LINEAGE_FILE, MODEL_FILE, POSITIONS_DONE, REPORT_FILES,
                            RUN_FILE, TRAIN_FILE, TRAIN_MLFLOW_FILE, TRAINED_FILE)
-from records.store import RunStore, as_store, open_store, run_ref
+from records.store import RunStore, open_store, run_ref
 from tournament.config import BotEntry, MlflowSettings, bot_seed, league_config, read_stored_yaml
 from tournament.errors import ConfigError
 from tournament.runner import run_league, store_of
@@ -101,7 +101,7 @@ def run_train(c: TrainConfig, *, resume: bool = False, fresh: bool = False,
         raise TrainError(str(exc)) from None
 
 
-def _run(c: TrainConfig, store, fresh: bool, log) -> list[dict]:
+def _run(c: TrainConfig, store: RunStore, fresh: bool, log) -> list[dict]:
     """The generations, under the run's lock."""
     if fresh:
         store.remove(*TRAIN.owned, TRAIN_FILE, TRAIN_MLFLOW_FILE, RUN_FILE, *store.folders(GENERATION))
@@ -131,7 +131,7 @@ def current_model(lineage: list[dict]) -> str:
     return [r for r in lineage if r["accepted"]][-1]["model"]
 
 
-def _at(store, ref: str, model: bool = True):
+def _at(store: RunStore, ref: str, model: bool = True):
     """Where the lineage's ``ref`` is now. The lineage keeps a run's files relative to the run
     (``gen-001/candidate.azv``, ``gen-001/data``), so a run moved to another folder (and resumed
     with --out NEW) finds its models and positions, and a run on object storage reads as a local
@@ -151,7 +151,7 @@ def _at(store, ref: str, model: bool = True):
                      "(moved or deleted): put it back, or start the run over with --fresh")
 
 
-def _local(store, ref: str) -> str:
+def _local(store: RunStore, ref: str) -> str:
     """A local path of the run's file ``ref`` (``gen-001/candidate.azv``): the file itself in a
     folder, its copy in the local view of its folder on object storage."""
     folder, _, name = ref.rpartition("/")
@@ -187,7 +187,7 @@ def _save(store: RunStore, lineage: list[dict]) -> None:
     store.write_text(LINEAGE_FILE, dumps(lineage, indent=1) + "\n")
 
 
-def _generation_zero(c: TrainConfig, store, log) -> dict:
+def _generation_zero(c: TrainConfig, store: RunStore, log) -> dict:
     name = f"{GENERATION}000"
     record = {"generation": 0, "accepted": True, "gate": None}
     if not c.start_records:
@@ -204,7 +204,7 @@ def _generation_zero(c: TrainConfig, store, log) -> dict:
     return {**record, "model": f"{name}/{MODEL_FILE}", "data": f"{name}/data", **metrics}
 
 
-def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict:
+def _generation(c: TrainConfig, store: RunStore, g: int, lineage: list[dict], log) -> dict:
     name = f"{GENERATION}{g:03d}"
     gen = store.sub(name)  # its nested runs go under it: a folder, or the run's s3:// URL
     parent = current_model(lineage)
@@ -253,7 +253,7 @@ def _generation(c: TrainConfig, store, g: int, lineage: list[dict], log) -> dict
             "gate": r, **metrics}
 
 
-def _average(store, trained: list[str], gen) -> None:
+def _average(store: RunStore, trained: list[str], gen) -> None:
     """The generation's candidate (in the store ``gen``): the mean of the tables of ``trained``
     (the run's files, this generation's last), once; its header keeps the last one's and names them."""
     if gen.exists(CANDIDATE_FILE):
@@ -277,7 +277,7 @@ class _Tracker:
     goes through ``tracking.logged``: an MLflow failure is said once (``say``), never raised,
     and the training goes on (its records are safe; a ``--resume`` logs to the run again)."""
 
-    def __init__(self, c: TrainConfig, store, say):
+    def __init__(self, c: TrainConfig, store: RunStore, say):
         self.c, self.store, self.say, self.said = c, store, say, False
         self.run_id = self.step(self.start)
 
@@ -406,37 +406,37 @@ class TrainKind(RunKind):
     owned = (LINEAGE_FILE, CURVE_FILE, *REPORT_FILES)
     nests = True
 
-    def finish_command(self, run_dir) -> str:
-        return settings_command(run_dir, ["azul", "train"], TRAIN_FILE, "TRAIN.yaml",
+    def finish_command(self, run: RunStore) -> str:
+        return settings_command(run, ["azul", "train"], TRAIN_FILE, "TRAIN.yaml",
                                 "the train config that started it")
 
-    def nested_runs(self, run_dir) -> list[str]:
+    def nested_runs(self, run: RunStore) -> list[str]:
         """Its generations' self-play leagues and gates that hold records (a folder's, or on object
         storage those of the run's URL: its commits, never its local view's)."""
-        store = as_store(run_dir)
+        store = RunStore(run)
         return [f"{gen}/{inner}" for gen in store.folders(GENERATION) for inner in store.sub(gen).folders("")
                 if store.sub(gen).sub(inner).committed()]
 
-    def is_finished(self, run_dir: Path, recorded: int, planned: int | None) -> bool:
-        lineage, settings = self._lineage(run_dir), self._settings(run_dir)
+    def is_finished(self, run: RunStore, recorded: int, planned: int | None) -> bool:
+        lineage, settings = self._lineage(run), self._settings(run)
         return settings is not None and len(lineage) > settings.get("generations", 0)
 
-    def detail(self, run_dir: Path) -> StatusDetail:
-        settings = self._settings(run_dir) or {}
-        return LineageDetail(settings.get("generations"), self._lineage(run_dir))
+    def detail(self, run: RunStore) -> StatusDetail:
+        settings = self._settings(run) or {}
+        return LineageDetail(settings.get("generations"), self._lineage(run))
 
     @staticmethod
-    def _lineage(run_dir: Path) -> list[dict]:
+    def _lineage(run: RunStore) -> list[dict]:
         try:
-            lineage = json.loads(as_store(run_dir).read_text(LINEAGE_FILE))
+            lineage = json.loads(RunStore(run).read_text(LINEAGE_FILE))
         except (OSError, ValueError):
             return []
         return lineage if isinstance(lineage, list) else []
 
     @staticmethod
-    def _settings(run_dir: Path) -> dict | None:
+    def _settings(run: RunStore) -> dict | None:
         try:
-            settings = read_stored_yaml(as_store(run_dir), TRAIN_FILE)
+            settings = read_stored_yaml(RunStore(run), TRAIN_FILE)
         except ConfigError:
             return None
         return settings if isinstance(settings, dict) else None

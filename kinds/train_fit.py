@@ -16,11 +16,12 @@ from bots.value_file import model_bytes
 from learn import ntuple
 from learn.data import read_positions
 from learn.model import ValueNet, held_out_mask, train
+from records.store import RunStore
 
 from .train_config import TrainConfig
 
 
-def fit_generation(c: TrainConfig, data: list, start: str | None, store, name: str, g: int,
+def fit_generation(c: TrainConfig, data: list, start: str | None, store: RunStore, name: str, g: int,
                    parent: str | None = None) -> dict:
     """Train a model on the positions of ``data`` (the stores of their folders: records.store) from
     ``start``'s weights (a model's name or local file) and write it as ``name`` in ``store``; a

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 import yaml
 
 from records.names import REPORT_FILES, TUNE_FIGURE, TUNE_FILE, TUNE_RESULT
-from records.store import RunStore, as_store
+from records.store import RunStore
 from tournament.config import BotEntry, LeagueConfig, bot_seed, league_config, read_stored_yaml
 from tournament.errors import ConfigError, LeagueError
 from tournament.runner import LeagueSummary, run_league, store_of
@@ -203,11 +203,13 @@ class TuneOutcome:
 
 def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, address: str | None = None,
              mlflow: bool = True, progress: Callable[[TuneProgress], None] | None = None,
-             on_written: Callable[[int], None] | None = None, league: LeagueConfig | None = None) -> TuneOutcome:
+             on_written: Callable[[int], None] | None = None, league: LeagueConfig | None = None,
+             referee_reasons: list[str] | None = None) -> TuneOutcome:
     """Play a tune to its last step (or a stop request) and return its outcome; writes
     ``tune.yaml`` first, ``tune.json`` and the paths' plot (``tune.svg``) once finished.
     ``league``: the tune's league (``league_of(config, address, mlflow)``) when the caller built it
-    already (to print who referees), else built here."""
+    already (to print who referees), else built here; ``referee_reasons``: as ``run_league``'s
+    (the command that printed them hands them on)."""
     started = time.perf_counter()
     try:
         league = league or league_of(config, address, mlflow)
@@ -228,7 +230,8 @@ def run_tune(config: TuneConfig, *, resume: bool = False, fresh: bool = False, a
     if fresh or not store.has_records() or not store.exists(TUNE_FILE):
         store.write_text(TUNE_FILE, yaml.safe_dump(saved, sort_keys=False))
     schedule = TuneSchedule(config, league, progress, started)
-    summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind=TUNE)
+    summary_ = run_league(league, resume=resume, fresh=fresh, on_written=on_written, schedule=schedule, kind=TUNE,
+                          referee_reasons=referee_reasons)
     outcome = TuneOutcome(run_dir, config, schedule.done, time.perf_counter() - started, summary_.interrupted,
                           summary_.played, summary_)
     if summary_.complete:
@@ -261,7 +264,7 @@ def log_tune(league: LeagueConfig, outcome: TuneOutcome) -> str:
     for i in range(0, len(metrics), 1000):
         client.log_batch(run_id, metrics=metrics[i:i + 1000],
                          params=[Param("tune.spec", outcome.spec())] if i == 0 else [])
-    store = as_store(outcome.run_dir)
+    store = RunStore(outcome.run_dir)
     for name in (TUNE_FILE, TUNE_RESULT, TUNE_FIGURE):
         client.log_artifact(run_id, str(store.local(name)))
     return run_id
@@ -285,17 +288,17 @@ class TuneDetail(StatusDetail):
     """A tune as it stands: nothing besides the counts in its status; ahead, its final parameters
     once it has finished (``tune.json``), else the parameters of its last step recorded."""
 
-    def __init__(self, run_dir: Path):
-        self.run_dir = run_dir
+    def __init__(self, run: RunStore):
+        self.run = run
 
     def ahead(self) -> str | None:
         from analysis.tune import read_result
 
-        final = (read_result(self.run_dir) or {}).get("params")  # a finished tune's outcome
+        final = (read_result(self.run.view()) or {}).get("params")  # a finished tune's outcome
         if final:
             return "final " + ", ".join(f"{k}={v:.4g}" for k, v in final.items())
         try:
-            steps = tune_path(self.run_dir)  # None unless the records are a tune's
+            steps = tune_path(self.run.view())  # None unless the records are a tune's
         except Exception:  # noqa: BLE001 - damaged records: the run page names the part
             return None
         if steps:
@@ -309,19 +312,19 @@ class TuneKind(RunKind):
     name, label, article, settings = "tune", "tune", "a tune", TUNE_FILE
     owned = (TUNE_RESULT, TUNE_FIGURE, *REPORT_FILES)
 
-    def finish_command(self, run_dir) -> str:  # tune.yaml: the tune as it started, named as the folder
-        return settings_command(run_dir, ["azul", "tune"], TUNE_FILE, "TUNE.yaml", "the tune file that started it")
+    def finish_command(self, run: RunStore) -> str:  # tune.yaml: the tune as it started, named as the run
+        return settings_command(run, ["azul", "tune"], TUNE_FILE, "TUNE.yaml", "the tune file that started it")
 
-    def planned_games(self, run_dir: Path) -> int | None:
+    def planned_games(self, run: RunStore) -> int | None:
         try:
-            store = RunStore(run_dir)
+            store = RunStore(run)
             data = read_stored_yaml(store, TUNE_FILE)
             return parse_tune(data, store.where(TUNE_FILE)).total_games if isinstance(data, dict) else None
         except ConfigError:
             return None
 
-    def detail(self, run_dir: Path) -> StatusDetail:
-        return TuneDetail(Path(run_dir))
+    def detail(self, run: RunStore) -> StatusDetail:
+        return TuneDetail(run)
 
 
 TUNE = register(TuneKind())

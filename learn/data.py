@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 
 from engine import GameState
 from records.names import SHARD_PREFIX, SHARD_SUFFIX
-from records.store import as_store, local_run
+from records.store import RunStore, local_run
 from engine.rl import observation
 from engine.rules import ranks
 from tournament.replay import walk_games
@@ -103,7 +103,7 @@ def positions(run_dirs: Iterable[str | Path]) -> Iterator[tuple[str, Position]]:
 def write_shards(run_dirs: Iterable[str | Path], out_dir, rows: int = SHARD_ROWS) -> int:
     """Write the positions of the runs to ``out_dir`` (a store, records.store; a folder's path:
     its ``RunStore``) as Parquet shards of ``rows``; return how many."""
-    out = as_store(out_dir)
+    out = RunStore(out_dir)
     out.remove(*out.names(SHARD_PREFIX, SHARD_SUFFIX))
     batch: list[tuple[str, Position]] = []
     total = shard = 0
@@ -144,7 +144,7 @@ def read_positions(data_dirs: str | Path | Iterable[str | Path], players: int = 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
     dirs = [data_dirs] if isinstance(data_dirs, (str, Path)) else list(data_dirs)
-    stores = [as_store(d) for d in dirs]  # folders (or s3:// URLs: read through the store)
+    stores = [RunStore(d) for d in dirs]  # folders (or s3:// URLs: read through the store)
     missing = [str(s) for s in stores if not s.is_there()]
     if missing:  # a window with a folder gone would train on less than it says, without a word
         raise ValueError(f"no position folder {missing[0]}: moved or deleted")

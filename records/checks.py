@@ -29,19 +29,19 @@ from .urls import is_url, shown
 class DamagedRecords(AzulError, ValueError):
     """A run folder with a damaged, foreign or missing part file; ``path`` is the file."""
 
-    def __init__(self, run_dir: Path, path: Path, why: str):
+    def __init__(self, folder: Path, path: Path, why: str):
         def kept(where):  # a run on object storage is named by its URL (a Path would make s3:/ of s3://)
             return str(where) if is_url(str(where)) else Path(where)
 
-        url = shown(run_dir) if not is_url(str(run_dir)) else str(run_dir)
-        if url != str(run_dir):  # a run's local view (records/s3store.py): named by the run's URL
+        url = shown(folder) if not is_url(str(folder)) else str(folder)
+        if url != str(folder):  # a run's local view (records/s3store.py): named by the run's URL
             try:
-                path = f"{url}/{Path(path).relative_to(run_dir).as_posix()}"
-                run_dir = url
+                path = f"{url}/{Path(path).relative_to(folder).as_posix()}"
+                folder = url
             except ValueError:
                 pass
-        self.run_dir, self.path, self.why = kept(run_dir), kept(path), why
-        super().__init__(f"{path}: {why}; repair the run with `azul league repair {run_dir}` "
+        self.run_dir, self.path, self.why = kept(folder), kept(path), why
+        super().__init__(f"{path}: {why}; repair the run with `azul league repair {folder}` "
                          "(or finish it with `azul league run CONFIG --resume`)")
 
 
@@ -59,22 +59,22 @@ def part_problem(path: Path, name: str) -> str | None:
     return None
 
 
-def check_run_dir(run_dir: str | Path) -> None:
+def check_run_dir(folder: str | Path) -> None:
     """Raise ``DamagedRecords`` for the first damaged or foreign file, or a part missing beside a
     committed ``games`` part (of a table the folder has parts of)."""
-    run_dir = Path(run_dir)
+    folder = Path(folder)
     for name in TABLES:
-        for path in parquet_files(run_dir, name):
+        for path in parquet_files(folder, name):
             why = part_problem(path, name)
             if why:
-                raise DamagedRecords(run_dir, path, why)
-    committed = part_ids(run_dir, "games")
-    league = any((run_dir / f).exists() for f in (RUN_FILE, CONFIG_FILE))  # all four tables
+                raise DamagedRecords(folder, path, why)
+    committed = part_ids(folder, "games")
+    league = any((folder / f).exists() for f in (RUN_FILE, CONFIG_FILE))  # all four tables
     for name in TABLES[1:]:
-        have = part_ids(run_dir, name)
+        have = part_ids(folder, name)
         if (have or league) and committed - have:
             n = min(committed - have)
-            raise DamagedRecords(run_dir, part_path(run_dir, name, n),
+            raise DamagedRecords(folder, part_path(folder, name, n),
                                  f"missing (games part {n} records its games)")
 
 
@@ -92,26 +92,26 @@ def read_verified(path: Path, **options) -> pa.Table:
     return pq.read_table(path, page_checksum_verification=True, **options)
 
 
-def find_damage(run_dirs: Iterable[str | Path]) -> DamagedRecords | None:
+def find_damage(folders: Iterable[str | Path]) -> DamagedRecords | None:
     """The ``DamagedRecords`` of the first part of the folders that cannot be read in full (None:
     every part reads). Reads every part: for after a read failed, not before every read."""
-    for run_dir in map(Path, run_dirs):
+    for folder in map(Path, folders):
         for name in TABLES:
-            for path in parquet_files(run_dir, name):
+            for path in parquet_files(folder, name):
                 try:
                     read_verified(path)
                 except READ_ERRORS as exc:
-                    return DamagedRecords(run_dir, path, f"damaged inside, its data cannot be read "
+                    return DamagedRecords(folder, path, f"damaged inside, its data cannot be read "
                                                          f"({_one_line(exc)})")
     return None
 
 
 @contextmanager
-def naming_damage(run_dirs: str | Path | Iterable[str | Path],
+def naming_damage(folders: str | Path | Iterable[str | Path],
                   errors: tuple[type[BaseException], ...] = READ_ERRORS) -> Iterator[None]:
-    """Reads of the folders ``run_dirs``: an error of ``errors`` raised in the block becomes the
+    """Reads of the folders ``folders``: an error of ``errors`` raised in the block becomes the
     ``DamagedRecords`` of the part that a full read finds damaged (and stays as it is if none is)."""
-    dirs = [run_dirs] if isinstance(run_dirs, (str, Path)) else list(run_dirs)
+    dirs = [folders] if isinstance(folders, (str, Path)) else list(folders)
     try:
         yield
     except errors:

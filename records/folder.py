@@ -36,16 +36,16 @@ _KIND_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 class RunInUse(AzulError, RuntimeError):
     """Another process holds the run folder's lock (``pid``: its pid as written there, or "?")."""
 
-    def __init__(self, run_dir: Path, pid: str):
-        super().__init__(f"{run_dir}: another driver (pid {pid}) is writing this run")
+    def __init__(self, folder: Path, pid: str):
+        super().__init__(f"{folder}: another driver (pid {pid}) is writing this run")
         self.pid = pid
 
 
-def take_lock(run_dir: Path) -> int:
+def take_lock(folder: Path) -> int:
     """Lock the run folder for this process (made if missing); returns the lock's file descriptor,
     which holds the lock until it is closed. Raises ``RunInUse`` when another process holds it."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _flock(fcntl.F_WRLCK))
     except OSError as exc:
@@ -54,17 +54,17 @@ def take_lock(run_dir: Path) -> int:
             raise
         other = _pid_in(fd)
         os.close(fd)
-        raise RunInUse(run_dir, other) from None
+        raise RunInUse(folder, other) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     return fd
 
 
-def lock_holder(run_dir: str | Path) -> str | None:
+def lock_holder(folder: str | Path) -> str | None:
     """The pid of the process writing the run now, or None (the lock is free). Asks without taking
     the lock (``F_OFD_GETLK``), so a reader never makes a driver starting that moment fail."""
     try:
-        fd = os.open(Path(run_dir) / LOCK_FILE, os.O_RDONLY)
+        fd = os.open(Path(folder) / LOCK_FILE, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:
@@ -93,9 +93,9 @@ def new_run_id(name: str) -> str:
     return f"{name}-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
 
 
-def saved_run_id(run_dir: str | Path) -> str | None:
+def saved_run_id(folder: str | Path) -> str | None:
     """The ``run_id`` kept in the folder's ``run.json`` (None: an older folder without one)."""
-    path = Path(run_dir) / RUN_FILE
+    path = Path(folder) / RUN_FILE
     try:
         return str(json.loads(path.read_text(encoding="utf-8"))["run_id"])
     except FileNotFoundError:
@@ -124,7 +124,7 @@ def replace_bytes(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | None = None,
+def save_run_id(run: RunStore, run_id: str, referee: str | None = None, kind: str | None = None,
                 models: dict | None = None) -> None:
     """``run.json``: the run's id, (``referee``) who played its games: ``compiled``, ``python``
     or ``mixed`` (tournament/runner.py), (``kind``) what the run is: a kind's name (kinds/), and
@@ -133,38 +133,35 @@ def save_run_id(run_dir, run_id: str, referee: str | None = None, kind: str | No
         raise ValueError(f"a run kind is a short lowercase name, not {kind!r}")
     record = {"run_id": run_id, **({"referee": referee} if referee else {}), **({"kind": kind} if kind else {}),
               **({"models": models} if models else {})}
-    if isinstance(run_dir, RunStore):
-        run_dir.write_text(RUN_FILE, json.dumps(record) + "\n")
-    else:
-        replace_text(Path(run_dir) / RUN_FILE, json.dumps(record) + "\n")
+    RunStore(run).write_text(RUN_FILE, json.dumps(record) + "\n")
 
 
-def saved_models(run_dir: str | Path) -> dict[str, list[dict[str, str]]]:
+def saved_models(folder: str | Path) -> dict[str, list[dict[str, str]]]:
     """The models ``run.json`` pinned, each bot's list of ``{"model", "sha256"}`` ({} for a run
     that reads none, or from before runs pinned them)."""
     try:
-        models = json.loads((Path(run_dir) / RUN_FILE).read_text(encoding="utf-8")).get("models")
+        models = json.loads((Path(folder) / RUN_FILE).read_text(encoding="utf-8")).get("models")
     except (OSError, ValueError, AttributeError):
         return {}
     return models if isinstance(models, dict) else {}
 
 
-def run_kind(run_dir: str | Path) -> str:
+def run_kind(folder: str | Path) -> str:
     """What the folder holds: run.json's ``kind``; else (a folder from before kinds were kept) a
     ``study`` or ``sprt`` when it has that run's file, a ``study`` when its first readable ``games``
     part names interventions (a study stopped before it wrote study.json), a ``league`` otherwise."""
     try:
-        kind = json.loads((Path(run_dir) / RUN_FILE).read_text(encoding="utf-8")).get("kind")
+        kind = json.loads((Path(folder) / RUN_FILE).read_text(encoding="utf-8")).get("kind")
     except (OSError, ValueError, AttributeError):
         kind = None
     if isinstance(kind, str) and _KIND_NAME.match(kind):
         return kind
-    kind = next((k for k, name in LEGACY_KIND_FILES if (Path(run_dir) / name).exists()), None)
+    kind = next((k for k, name in LEGACY_KIND_FILES if (Path(folder) / name).exists()), None)
     if kind is not None:
         return kind
-    for n in committed_parts(Path(run_dir)):  # a stopped study wrote its study.json at the end
+    for n in committed_parts(Path(folder)):  # a stopped study wrote its study.json at the end
         try:
-            games = pq.read_table(part_path(Path(run_dir), "games", n))
+            games = pq.read_table(part_path(Path(folder), "games", n))
         except (OSError, ValueError):  # damaged: the next part says
             continue
         column = games.column("intervention") if "intervention" in games.column_names else None
@@ -172,35 +169,35 @@ def run_kind(run_dir: str | Path) -> str:
     return "league"
 
 
-def run_id_of(run_dir: str | Path) -> str | None:
+def run_id_of(folder: str | Path) -> str | None:
     """The folder's run id: its ``run.json``, else (a folder from before run ids were unique) the
     one its records hold; None for a folder with neither."""
-    saved = saved_run_id(run_dir)
+    saved = saved_run_id(folder)
     if saved is not None:
         return saved
-    for n in committed_parts(Path(run_dir)):
-        ids = pq.read_table(part_path(Path(run_dir), "games", n), columns=["run_id"]).column("run_id")
+    for n in committed_parts(Path(folder)):
+        ids = pq.read_table(part_path(Path(folder), "games", n), columns=["run_id"]).column("run_id")
         if len(ids):
             return ids[0].as_py()
     return None
 
 
-def folder_run_ids(run_dir: str | Path) -> set[str]:
+def folder_run_ids(folder: str | Path) -> set[str]:
     """The run ids a folder's ``games`` records hold (one for a league's folder)."""
     ids: set[str] = set()
-    for path in parquet_files(Path(run_dir), "games"):
+    for path in parquet_files(Path(folder), "games"):
         ids.update(pq.read_table(path, columns=["run_id"]).column("run_id").unique().to_pylist())
     return ids
 
 
-def quarantine(run_dir: Path, path: Path, name: str) -> Path:
+def quarantine(folder: Path, path: Path, name: str) -> Path:
     """Move ``path`` (a file of table ``name``) to ``<run>/quarantine/<name>/``; return where it went."""
-    folder = Path(run_dir) / QUARANTINE / name
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / path.name
+    box = Path(folder) / QUARANTINE / name
+    box.mkdir(parents=True, exist_ok=True)
+    target = box / path.name
     n = 1
     while target.exists():  # an earlier repair quarantined a file of that name: keep both
-        target = folder / f"{path.name}.{n}"
+        target = box / f"{path.name}.{n}"
         n += 1
     path.rename(target)
     return target

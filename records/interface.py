@@ -6,7 +6,7 @@ Apart from records/store.py so that both implementations, and the modules below 
 """
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABCMeta, abstractmethod
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -17,19 +17,25 @@ import pyarrow.parquet as pq
 from .names import SIDE_TABLES
 
 
-class RunStore(ABC):
+class _Opens(ABCMeta):
+    """``RunStore(where)`` is the factory: a store as it is, else ``opener(where)``; a subclass
+    (``FolderStore(root)``) is made as any class is."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is RunStore:
+            return RunStore.opener(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class RunStore(metaclass=_Opens):
     """One run: its small files by name, its nested runs, its parts, its lock; and what callers
     compute around it (its name, ``--out`` and address, the runs above it, its side tables).
 
     ``RunStore(where)`` on the base itself is ``records.store.open_store(where)`` (which sets
-    itself as ``opener`` when records/store.py, the module that exports ``RunStore``, is loaded)."""
+    itself as ``opener`` when records/store.py, the module that exports ``RunStore``, is loaded):
+    a store is returned as it is, so ``RunStore(run)`` takes a store, a path or a URL."""
 
     opener: Callable[..., RunStore] | None = None
-
-    def __new__(cls, *args, **kwargs):
-        if cls is RunStore:  # RunStore(where): the factory; a subclass is made as it is
-            return RunStore.opener(*args, **kwargs)
-        return super().__new__(cls)
 
     # ------------------------------------------------------------ how it is named
     @abstractmethod
@@ -159,6 +165,12 @@ class RunStore(ABC):
     def view(self, parts: bool = True) -> Path:
         """A local folder that reads as the run (its small files and, with ``parts``, its
         committed parts, side tables' too)."""
+
+    def viewed(self, parts: bool = True) -> RunStore:
+        """The store of the run's local view (``view``): a folder is its own; a run on object
+        storage is read, once, into a folder whose store a reader of many files (a kind's status)
+        reads without a request a file."""
+        return RunStore(self.view(parts))
 
     # ------------------------------------------------------------ side tables
     @abstractmethod

@@ -40,48 +40,48 @@ def part_name(part: int | str) -> str:
     return f"part-{part:06d}.parquet" if isinstance(part, int) else f"part-{part}.parquet"
 
 
-def part_path(run_dir: Path, name: str, part: int | str) -> Path:
-    return Path(run_dir) / name / part_name(part)
+def part_path(folder: Path, name: str, part: int | str) -> Path:
+    return Path(folder) / name / part_name(part)
 
 
-def parquet_files(run_dir: Path, name: str) -> list[Path]:
+def parquet_files(folder: Path, name: str) -> list[Path]:
     """The ``*.parquet`` files of one table's folder, as a folder reader sees them (sorted)."""
-    folder = Path(run_dir) / name
-    return sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+    table_dir = Path(folder) / name
+    return sorted(table_dir.glob("*.parquet")) if table_dir.is_dir() else []
 
 
-def part_ids(run_dir: Path, name: str) -> set[str]:
+def part_ids(folder: Path, name: str) -> set[str]:
     """The ids of one table's parts (``NNNNNN`` or ``NNNNNN-TTTTTTTT``; in order when sorted)."""
-    return {m.group(1) for p in parquet_files(run_dir, name) if (m := PART.match(p.name))}
+    return {m.group(1) for p in parquet_files(folder, name) if (m := PART.match(p.name))}
 
 
-def all_part_ids(run_dir: Path) -> set[str]:
+def all_part_ids(folder: Path) -> set[str]:
     """The ids of every part of every table there, committed or not (the tables' folders made)."""
     for name in TABLES:
-        (Path(run_dir) / name).mkdir(parents=True, exist_ok=True)
-    return set().union(*(part_ids(run_dir, name) for name in TABLES))
+        (Path(folder) / name).mkdir(parents=True, exist_ok=True)
+    return set().union(*(part_ids(folder, name) for name in TABLES))
 
 
-def committed_parts(run_dir: Path) -> list[str]:
+def committed_parts(folder: Path) -> list[str]:
     """The ids of the parts that hold recorded games (those with a ``games`` part), in order."""
-    return sorted(part_ids(run_dir, "games"))
+    return sorted(part_ids(folder, "games"))
 
 
-def has_records(run_dir: Path) -> bool:
-    return any(part_ids(run_dir, name) for name in TABLES)
+def has_records(folder: Path) -> bool:
+    return any(part_ids(folder, name) for name in TABLES)
 
 
-def clean_orphans(run_dir: Path) -> list[Path]:
+def clean_orphans(folder: Path) -> list[Path]:
     """Remove parts not committed by a ``games`` part, and leftover temporary files; in the side
     tables (records/side.py: each part committed by its own link), the temporary files of writers
     that are gone (a live one, which takes no lock, is left to finish)."""
-    committed = set(committed_parts(run_dir))
+    committed = set(committed_parts(folder))
     removed = []
     for name in (*TABLES, *SIDE_TABLES):
-        folder = Path(run_dir) / name
-        if not folder.is_dir():
+        table_dir = Path(folder) / name
+        if not table_dir.is_dir():
             continue
-        for p in folder.iterdir():
+        for p in table_dir.iterdir():
             m = PART.match(p.name)
             temporary = p.name.startswith(".part-") and p.name.endswith(".tmp")
             if name in SIDE_TABLES:
@@ -143,23 +143,20 @@ def part_tables(tables: dict[str, Iterable[pa.Table]]) -> dict[str, pa.Table]:
     return out
 
 
-def write_part(run_dir: Path, number: int | str, tables: dict[str, Iterable[pa.Table]]) -> None:
+def write_part(folder: Path, number: int | str, tables: dict[str, Iterable[pa.Table]]) -> None:
     """Write part ``number`` (a number or an id) of every table (lists of tables are concatenated; a table not given
     is written empty), ``games`` last."""
     for name, table in part_tables(tables).items():
-        write_file(table, part_path(run_dir, name, number))
+        write_file(table, part_path(folder, name, number))
 
 
 class PartWriter:
     """Writes batches of records as numbered part files, all four tables per part."""
 
-    def __init__(self, run_dir):
-        """``run_dir``: a run's store (records.store.open_store) to write through, or its folder's path."""
-        if isinstance(run_dir, RunStore):
-            existing, self._write = run_dir.part_ids(), run_dir.write_part
-        else:
-            folder = Path(run_dir)
-            existing, self._write = all_part_ids(folder), lambda n, t: write_part(folder, n, t)
+    def __init__(self, run: RunStore):
+        """``run``: the run's store (a path or URL is opened), whose parts it writes."""
+        store = RunStore(run)
+        existing, self._write = store.part_ids(), store.write_part
         self.next_part = max((int(p[:6]) for p in existing), default=0) + 1
         self.token = secrets.token_hex(4)  # this writer's, in the ids of the parts its tasks write
 

@@ -36,9 +36,9 @@ def check_side_table(table: str) -> None:
         raise ValueError(f"no side table {table!r} (side tables: {', '.join(SIDE_TABLES)})")
 
 
-def side_part_ids(run_dir: Path, table: str) -> list[str]:
+def side_part_ids(folder: Path, table: str) -> list[str]:
     """The ids of the side table's committed parts, in order."""
-    return sorted(m.group(1) for p in parquet_files(run_dir, table) if (m := PART.match(p.name)))
+    return sorted(m.group(1) for p in parquet_files(folder, table) if (m := PART.match(p.name)))
 
 
 def next_side_id(taken: list[str] | set[str]) -> str:
@@ -47,17 +47,17 @@ def next_side_id(taken: list[str] | set[str]) -> str:
     return f"{number:06d}-{secrets.token_hex(4)}"
 
 
-def write_side_file(run_dir: Path, table: str, data: pa.Table) -> str:
-    """Commit ``data`` as a new part of the side table ``table`` in the folder ``run_dir``
+def write_side_file(folder: Path, table: str, data: pa.Table) -> str:
+    """Commit ``data`` as a new part of the side table ``table`` in the folder ``folder``
     (temporary name, then a create-only link); returns its part id."""
     check_side_table(table)
-    folder = Path(run_dir) / table
-    folder.mkdir(parents=True, exist_ok=True)
+    table_dir = Path(folder) / table
+    table_dir.mkdir(parents=True, exist_ok=True)
     payload = part_bytes(data)
     while True:
-        part = next_side_id(side_part_ids(run_dir, table))
-        final = folder / part_name(part)
-        tmp = folder / f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp"
+        part = next_side_id(side_part_ids(folder, table))
+        final = table_dir / part_name(part)
+        tmp = table_dir / f".{final.name}.{os.getpid()}-{secrets.token_hex(3)}.tmp"
         try:
             tmp.write_bytes(payload)
             os.link(tmp, final)  # create-only: never replaces another writer's part

@@ -214,11 +214,6 @@ class RunsRoot:
         return self.store.is_there()
 
 
-def as_store(run: str | Path | RunStore) -> RunStore:
-    """``run`` as a store: a store as it is, else ``open_store(run)``."""
-    return run if isinstance(run, RunStore) else open_store(run)
-
-
 def open_store(where: str | Path | RunStore) -> RunStore:
     """The store of a run, from ``--out``/a RUN argument: an ``s3://BUCKET/PREFIX`` URL (or the
     ``s3:/BUCKET/PREFIX`` a command's Path option leaves of one: ``urls.as_typed``) is a run on

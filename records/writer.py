@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .columns import SCHEMAS, TABLES
+from .interface import RunStore
 from .parts import PartWriter
 
 FLUSH_GAMES = 5000  # a buffered writer writes a part at least every this many games
@@ -34,12 +35,10 @@ class Committed:
         return cls(part, {name: tables[name].select(cols) for name, cols in RECEIPT_COLUMNS.items()})
 
 
-def read_committed(run_dir, number: int | str) -> Committed | None:
-    """The receipt of part ``number`` if it is committed (a folder: its ``games`` part is there; a
-    run on object storage: its commit), else None. ``run_dir``: the run's store (or folder's path)."""
-    from .store import as_store
-
-    source = as_store(run_dir).part_source(number)
+def read_committed(run: RunStore, number: int | str) -> Committed | None:
+    """The receipt of part ``number`` of the run (its store; a path or URL is opened) if it is
+    committed (a folder: its ``games`` part is there; a run on object storage: its commit), else None."""
+    source = RunStore(run).part_source(number)
     if source is None:
         return None
     return Committed(number, {name: pq.read_table(source(name), columns=cols,
@@ -56,8 +55,8 @@ class BufferedWriter:
     driver waits for each part it hands over (a hook that stops a league after a part sees
     exactly the games written so far)."""
 
-    def __init__(self, run_dir, flush_seconds: float, on_written):
-        self.writer = PartWriter(run_dir)
+    def __init__(self, run: RunStore, flush_seconds: float, on_written):
+        self.writer = PartWriter(run)
         self.flush_seconds = flush_seconds
         self.on_written = on_written
         self.buffer: dict[str, list[pa.Table]] = {name: [] for name in TABLES}

@@ -28,13 +28,13 @@ class CountKind(RunKind):
     name, label, article, settings = "count", "count run", "a count run", "count.yaml"
     owned = ("count.json",)
 
-    def finish_command(self, run_dir):
-        return command_line(["azul-count", str(run_dir), "--resume"])
+    def finish_command(self, run):  # every method is handed the run's store (records.RunStore)
+        return command_line(["azul-count", str(run), "--resume"])
 
-    def planned_games(self, run_dir):
+    def planned_games(self, run):
         return 10
 
-    def detail(self, run_dir):
+    def detail(self, run):
         return NoteDetail("counted by the test")
 
 
@@ -71,13 +71,13 @@ class TallyKind(RunKind):
     owned = ("tally.json",)
     decides = True
 
-    def finish_command(self, run_dir):
-        return command_line(["azul-tally", str(run_dir), "--resume"])
+    def finish_command(self, run):
+        return command_line(["azul-tally", str(run), "--resume"])
 
-    def is_finished(self, run_dir, recorded, planned):
-        return (run_dir / "tally.json").exists()
+    def is_finished(self, run, recorded, planned):
+        return run.exists("tally.json")  # through the store: a folder's file, or an object
 
-    def detail(self, run_dir):
+    def detail(self, run):
         return TallyDetail(3)
 
 

@@ -295,6 +295,48 @@ def test_both_stores_implement_the_whole_interface():
         assert issubclass(store, RunStore) and not store.__abstractmethods__, store
 
 
+RUN_NAMES = {"run_dir", "run_dirs", "run", "runs", "store"}  # what a parameter holding a run is called
+
+
+def untyped_run_parameters(path, tree) -> list[str]:
+    """The parameters of the functions in ``tree`` named as a run is, whose annotation is missing
+    or names ``str`` or ``Path``: a run handed on as a path or a string, not as a ``RunStore``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+                text = "" if arg.annotation is None else ast.unparse(arg.annotation)
+                if arg.arg in RUN_NAMES and (not text or re.search(r"\b(str|Path)\b", text)):
+                    found.append(f"{path}:{arg.lineno} {arg.arg}: {text or '(no annotation)'}")
+    return found
+
+
+def test_records_tournament_and_kinds_hand_a_run_on_as_its_store():
+    """Every parameter that holds a run, in records/, tournament/ and kinds/, is typed ``RunStore``
+    (the folder store's own insides take its folder, and call it ``folder``); a path appears only
+    where a reader of files needs one, through the store's local view (``RunStore.view``)."""
+    found = [f for package in ("records", "tournament", "kinds") for path in source_files(package) if path.suffix == ".py"
+             for f in untyped_run_parameters(path, ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, "a run handed on as a path or a string: " + ", ".join(found)
+    bad = ast.parse("def a(run_dir: str | Path): ...\ndef b(store): ...\ndef c(run: RunStore, folder: Path): ...\n"
+                    "def d(self, run: Path | RunStore = None): ...")
+    assert [f.split(" ", 1)[1] for f in untyped_run_parameters("bad.py", bad)] == \
+        ["run_dir: str | Path", "store: (no annotation)", "run: Path | RunStore"]
+
+
+def test_a_store_opens_a_path_or_a_url_and_is_itself_a_store(tmp_path):
+    """``RunStore(where)`` is the factory: a path is a folder's store, a store is returned as it is
+    (so a function typed ``RunStore`` may be handed either), a subclass is made as any class."""
+    from records.interface import RunStore
+    from records.store import FolderStore
+
+    store = RunStore(tmp_path / "run")
+    assert type(store) is FolderStore and store.root == tmp_path / "run"
+    assert RunStore(store) is store and FolderStore(tmp_path) == RunStore(str(tmp_path))
+    assert store.viewed() == store  # a folder is its own view
+
+
 def test_the_core_is_reached_only_from_engine_and_compiled_modules():
     for package in PACKAGES:
         for path in source_files(package):

@@ -39,7 +39,7 @@ from records.columns import EVENT_COLUMNS, SCHEMAS, STUDY_COLUMNS, TABLES
 from records.folder import RunInUse, quarantine
 from records.parts import PART, clean_orphans, parquet_files, part_ids, part_path, write_part
 from records.read import read_table
-from records.store import as_store
+from records.store import RunStore
 
 
 @dataclass
@@ -55,26 +55,26 @@ class RepairReport:
         return bool(self.quarantined or self.rewritten or self.dropped)
 
 
-def repair(run_dir) -> RepairReport:
+def repair(run: RunStore) -> RepairReport:
     """Quarantine what cannot be read, keep only whole games, remove orphans; say what was done.
-    ``run_dir``: a folder, or a store (records.store.open_store; a run on object storage)."""
-    store = as_store(run_dir)
+    ``run``: a folder, or a store (records.store.open_store; a run on object storage)."""
+    store = RunStore(run)
     _refuse_if_held_above(store)
-    run_dir = store.own_folder()  # a folder is mended in place; a run on object storage through its commits
-    if run_dir is None:
+    folder = store.own_folder()  # a folder is mended in place; a run on object storage through its commits
+    if folder is None:
         return _repair_objects(store)
-    report = RepairReport(run_dir)
+    report = RepairReport(folder)
     for name in TABLES:
-        for path in parquet_files(run_dir, name):
+        for path in parquet_files(folder, name):
             if not PART.match(path.name):
                 _quarantine(report, path, name, "not a part of the league (those are named "
                                                 "part-NNNNNN.parquet or part-NNNNNN-TTTTTTTT.parquet)")
     kept: set[str] = set()
     listed: set[str] = set()
-    for number in sorted(set().union(*(part_ids(run_dir, name) for name in TABLES))):
+    for number in sorted(set().union(*(part_ids(folder, name) for name in TABLES))):
         tables, unreadable = {}, None
         for name in TABLES:
-            path = part_path(run_dir, name, number)
+            path = part_path(folder, name, number)
             if path.exists():
                 table, why = _read_part(path, name)
                 if why is None:
@@ -93,14 +93,14 @@ def repair(run_dir) -> RepairReport:
         if all(name in tables and _rows_of(tables[name], whole).num_rows == tables[name].num_rows
                for name in TABLES):
             continue
-        _rewrite(run_dir, number, tables, whole)
+        _rewrite(folder, number, tables, whole)
         report.rewritten.append(number)
     report.dropped = sorted(listed - kept)
-    report.removed = clean_orphans(run_dir)
+    report.removed = clean_orphans(folder)
     return report
 
 
-def _repair_objects(store) -> RepairReport:
+def _repair_objects(store: RunStore) -> RepairReport:
     """``repair`` of a run on object storage (records/s3store.py): staged parts finished or removed;
     each committed part read from its objects in full; one with a table that does not read (or is
     not the bytes its commit lists) is uncommitted, its damaged tables quarantined; one with rows of
@@ -146,11 +146,11 @@ def _repair_objects(store) -> RepairReport:
     return report
 
 
-def drop_duplicate_games(run_dir: str | Path) -> RepairReport | None:
+def drop_duplicate_games(run: RunStore) -> RepairReport | None:
     """Repair the folder if a game is recorded in two committed parts (tasks that write their own
     parts: one the driver gave up on may commit after its games were played again); None if not.
     Only the ``games`` parts' ids are read unless a game is there twice."""
-    store = as_store(run_dir)
+    store = RunStore(run)
     ids = read_table(store.view(), "games", ["game_id"]).column("game_id")
     if pc.count_distinct(ids).as_py() == len(ids):
         return None
@@ -177,14 +177,14 @@ class HeldAbove(RunInUse):
     """The run holding this one (one or two levels up: a training run) is being played by another
     process (``pid``: as its lock records it, with the host on object storage)."""
 
-    def __init__(self, run, above, pid: str):
+    def __init__(self, run: RunStore, above, pid: str):
         RuntimeError.__init__(self, f"{run}: the run that holds it, {above}, is being played by a driver "
                                     f"(pid {pid}), which reads and resumes the runs it holds: repair it "
                                     "once that driver has stopped")
         self.pid = pid
 
 
-def _refuse_if_held_above(store) -> None:
+def _refuse_if_held_above(store: RunStore) -> None:
     """``HeldAbove`` when the lock of a folder (or prefix) one or two levels above the run is held
     by another live process: a run nested in a training run whose driver is playing."""
     mine = store.my_holder()
@@ -228,14 +228,15 @@ def _rows_of(table: pa.Table, games: set[str]) -> pa.Table:
     return table.filter(pc.is_in(table.column("game_id"), value_set=pa.array(sorted(games), pa.string())))
 
 
-def _rewrite(run_dir: Path, number: str, tables: dict[str, pa.Table], whole: set[str]) -> None:
-    """Part ``number`` again with the whole games only; removed (games first) if none is whole."""
+def _rewrite(folder: Path, number: str, tables: dict[str, pa.Table], whole: set[str]) -> None:
+    """Part ``number`` of the run folder again with the whole games only; removed (games first) if
+    none is whole."""
     if not whole:
-        part_path(run_dir, "games", number).unlink(missing_ok=True)  # the rest are orphans now
+        part_path(folder, "games", number).unlink(missing_ok=True)  # the rest are orphans now
         for name in TABLES[1:]:
-            part_path(run_dir, name, number).unlink(missing_ok=True)
+            part_path(folder, name, number).unlink(missing_ok=True)
         return
-    write_part(run_dir, number, {name: [_rows_of(tables.get(name, SCHEMAS[name].empty_table()), whole)]
+    write_part(folder, number, {name: [_rows_of(tables.get(name, SCHEMAS[name].empty_table()), whole)]
                                  for name in TABLES})
 
 

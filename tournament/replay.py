@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from engine import GameState, new_game
 from records.checks import check_run_dir, naming_damage
 from records.parts import committed_parts, part_path
-from records.store import local_run
+from records.store import RunStore
 
 
 def replay_game(variant: str, players: int, deals: Sequence[str],
@@ -33,45 +33,46 @@ def replay_game(variant: str, players: int, deals: Sequence[str],
     return state
 
 
-def replay(run_dir: str | Path, game_id: str) -> GameState:
+def replay(run: RunStore, game_id: str) -> GameState:
     """The final position of one recorded game of a run."""
-    for gid, state in replay_games(run_dir, [game_id]):
+    for gid, state in replay_games(run, [game_id]):
         return state
-    raise KeyError(f"{run_dir}: no recorded game {game_id!r}")
+    raise KeyError(f"{run}: no recorded game {game_id!r}")
 
 
-def replay_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> Iterator[tuple[str, GameState]]:
+def replay_games(run: RunStore, game_ids: Sequence[str] | None = None) -> Iterator[tuple[str, GameState]]:
     """(game id, final position) for recorded games of a run (all of them by default).
 
     Reads one part at a time (a part of each table holds the same games), so memory stays small.
     """
-    for gid, variant, players, opener, walk in _walks(run_dir, game_ids):
+    for gid, variant, players, opener, walk in _walks(run, game_ids):
         state = new_game(players=players, variant=variant, opener=opener)  # a game never dealt
         for *_, state, _ in walk:
             pass
         yield gid, state
 
 
-def walk_games(run_dir: str | Path, game_ids: Sequence[str] | None = None) -> Iterator[tuple[str, Iterator[tuple]]]:
+def walk_games(run: RunStore, game_ids: Sequence[str] | None = None) -> Iterator[tuple[str, Iterator[tuple]]]:
     """(game id, its walk) for recorded games of a run (all of them by default), one part at a time.
 
     A walk yields (plies, round, seat, move, state, rounds scored) after each deal and each move;
     ``state`` is one GameState played on (clone it to keep a position), ``seat`` None for a deal.
     """
-    for gid, *_, walk in _walks(run_dir, game_ids):
+    for gid, *_, walk in _walks(run, game_ids):
         yield gid, walk
 
 
-def _walks(run_dir: str | Path, game_ids: Sequence[str] | None) -> Iterator[tuple]:
+def _walks(run: RunStore, game_ids: Sequence[str] | None) -> Iterator[tuple]:
     wanted = None if game_ids is None else _array(set(game_ids))
-    check_run_dir(run_dir)  # a damaged part: one error naming it (DamagedRecords)
-    for number in committed_parts(Path(run_dir)):
+    folder = RunStore(run).view()  # a run on object storage: its local view
+    check_run_dir(folder)  # a damaged part: one error naming it (DamagedRecords)
+    for number in committed_parts(folder):
         tables = {}
         for name, columns in (("games", ["game_id", "variant", "num_players"]),
                               ("rounds", ["game_id", "round", "seat", "opener", "factories"]),
                               ("moves", ["game_id", "ply", "round", "seat", "move"])):
-            with naming_damage(run_dir):  # damage inside the part: DamagedRecords naming it
-                t = pq.read_table(part_path(Path(run_dir), name, number), columns=columns)
+            with naming_damage(folder):  # damage inside the part: DamagedRecords naming it
+                t = pq.read_table(part_path(folder, name, number), columns=columns)
             if wanted is not None:
                 t = t.filter(pc.is_in(t.column("game_id"), value_set=wanted))
             tables[name] = t
@@ -142,40 +143,40 @@ class ReplayGame:
         return asdict(self)
 
 
-def replay_steps(run_dir: str | Path, game_id: str) -> ReplayGame:
+def replay_steps(run: RunStore, game_id: str) -> ReplayGame:
     """Every step of one recorded game: each deal and each move, with the position after it.
 
-    Raises ValueError when ``run_dir`` is not a run folder with records, KeyError (its message
+    Raises ValueError when ``run`` is not a run folder with records, KeyError (its message
     names a few of the game ids there) when the run has no game ``game_id``.
     """
-    run = local_run(run_dir)  # a run on object storage: its local view
-    if not run.is_dir():
-        raise ValueError(f"{run}: no such run folder")
-    check_run_dir(run)
-    parts = committed_parts(run)
+    folder = RunStore(run).view()  # a run on object storage: its local view
+    if not folder.is_dir():
+        raise ValueError(f"{folder}: no such run folder")
+    check_run_dir(folder)
+    parts = committed_parts(folder)
     if not parts:
-        raise ValueError(f"{run}: no recorded games (a run folder has games/, results/, moves/, rounds/)")
+        raise ValueError(f"{folder}: no recorded games (a run folder has games/, results/, moves/, rounds/)")
     seen: list[str] = []
-    with naming_damage(run):  # damage inside a part: DamagedRecords naming it
+    with naming_damage(folder):  # damage inside a part: DamagedRecords naming it
         for number in parts:
-            ids = pq.read_table(part_path(run, "games", number), columns=["game_id"]).column("game_id").to_pylist()
+            ids = pq.read_table(part_path(folder, "games", number), columns=["game_id"]).column("game_id").to_pylist()
             if game_id in ids:
-                return _steps_of(run, number, game_id)
+                return _steps_of(folder, number, game_id)
             seen.extend(ids)
     hint = ", ".join(sorted(seen)[:3]) + (f", ... ({len(seen)} in all)" if len(seen) > 3 else "")
-    raise KeyError(f"{run}: no recorded game {game_id!r} (games there: {hint})")
+    raise KeyError(f"{folder}: no recorded game {game_id!r} (games there: {hint})")
 
 
-def _part_rows(run: Path, name: str, number: int, game_id: str) -> dict[str, list]:
-    t = pq.read_table(part_path(run, name, number))
+def _part_rows(folder: Path, name: str, number: int, game_id: str) -> dict[str, list]:
+    t = pq.read_table(part_path(folder, name, number))
     return t.filter(pc.equal(t.column("game_id"), game_id)).to_pydict()
 
 
-def _steps_of(run: Path, number: int, game_id: str) -> ReplayGame:
-    g = _part_rows(run, "games", number, game_id)
-    res = _part_rows(run, "results", number, game_id)
-    rnd = _part_rows(run, "rounds", number, game_id)
-    mv = _part_rows(run, "moves", number, game_id)
+def _steps_of(folder: Path, number: int, game_id: str) -> ReplayGame:
+    g = _part_rows(folder, "games", number, game_id)
+    res = _part_rows(folder, "results", number, game_id)
+    rnd = _part_rows(folder, "rounds", number, game_id)
+    mv = _part_rows(folder, "moves", number, game_id)
     players = g["num_players"][0]
     by_seat = sorted(zip(res["seat"], res["bot"], res["score"], res["rank"]))
     deals: dict[int, str] = {}
@@ -185,7 +186,7 @@ def _steps_of(run: Path, number: int, game_id: str) -> ReplayGame:
                                                  rnd["factories"], rnd["score_after"]):
         deals[r], openers[r] = factories, opener
         scores[r][seat] = after
-    game = ReplayGame(str(run), game_id, g["variant"][0], players, g["termination"][0], g["error"][0],
+    game = ReplayGame(str(folder), game_id, g["variant"][0], players, g["termination"][0], g["error"][0],
                       [b for _, b, _, _ in by_seat], [s for _, _, s, _ in by_seat],
                       [k for _, _, _, k in by_seat], [scores[r] for r in sorted(scores)])
     moves = sorted(zip(mv["ply"], mv["round"], mv["seat"], mv["move"]))

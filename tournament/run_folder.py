@@ -15,7 +15,7 @@ from records.columns import SCHEMAS
 from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, QUARANTINE, RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
 from records.read import done_game_ids
-from records.store import as_store, store_holding
+from records.store import RunStore, store_holding
 
 from .errors import LeagueError
 from .config import IDENTITY, ConfigError, LeagueConfig, parse_config, read_stored_yaml
@@ -24,19 +24,19 @@ from .scheduler import seat_blocks
 
 
 @contextmanager
-def _locked(store):
+def _locked(store: RunStore):
     """The run's writer lock (its store's: a folder's lock file, an object store's ``.lock``) while the
     block runs; ``store``: a store, or a run folder's path."""
     try:
-        with as_store(store).lock():
+        with RunStore(store).lock():
             yield
     except RunInUse as exc:
         raise LeagueError(str(exc)) from None
 
 
-def repair_run(run_dir: str | Path) -> RepairReport:
+def repair_run(run: RunStore) -> RepairReport:
     """``tournament.repair.repair`` under the run's lock (no driver may write meanwhile)."""
-    store = as_store(run_dir)
+    store = RunStore(run)
     with _locked(store):
         return repair(store)
 
@@ -44,12 +44,12 @@ def repair_run(run_dir: str | Path) -> RepairReport:
 class FolderKind(Protocol):
     """What the driver asks of the kind of run it plays (kinds.RunKind is one): ``name`` goes to
     ``run.json``; ``owned``, the files and folders of its own that ``--fresh`` removes besides
-    the driver's; ``refuse(run_dir, other)``, the refusal to play it into a folder of another kind."""
+    the driver's; ``refuse(run, other)``, the refusal to play it into a folder of another kind."""
 
     name: str
     owned: tuple[str, ...]
 
-    def refuse(self, run_dir: Path, other: str) -> str: ...
+    def refuse(self, run: RunStore, other: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ class PlainLeague:
     name: str = "league"
     owned: tuple[str, ...] = ()
 
-    def refuse(self, run_dir: Path, other: str) -> str:
-        return (f"{run_dir} holds a run of kind {other}, not a league: playing it as one would spoil its "
+    def refuse(self, run: RunStore, other: str) -> str:
+        return (f"{run} holds a run of kind {other}, not a league: playing it as one would spoil its "
                 "records (azul league repair names the command that finishes it)")
 
 
@@ -78,7 +78,7 @@ class Prepared:
     repair: RepairReport | None
 
 
-def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool, referee: str | None = None,
+def prepare_run_dir(config: LeagueConfig, run: RunStore, resume: bool, fresh: bool, referee: str | None = None,
                     kind: FolderKind = PlainLeague()) -> Prepared:
     """Check the run folder against the config and return its ``Prepared``: the run's id, the
     games already recorded and the repair a resume made.
@@ -89,7 +89,7 @@ def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool, re
     are of another kind is refused (``kind.refuse``). A resume repairs the folder first
     (``tournament.repair``).
     """
-    store = as_store(run_dir)
+    store = RunStore(run)
     report = None
     if fresh:
         store.remove(*DRIVER_FILES, *kind.owned)
@@ -98,7 +98,7 @@ def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool, re
         if other != kind.name:
             raise LeagueError(kind.refuse(store.root, other))
         if not resume:
-            raise LeagueError(f"{run_dir} already holds this league's records: add --resume to finish it, "
+            raise LeagueError(f"{run} already holds this league's records: add --resume to finish it, "
                               "--fresh to start it over, or choose another --out")
         if store.exists(CONFIG_FILE):
             try:
@@ -118,17 +118,17 @@ def prepare_run_dir(config: LeagueConfig, run_dir, resume: bool, fresh: bool, re
     return Prepared(run_id, done, report)
 
 
-def folder_referee(run_dir, referee: str, kept: bool) -> str:
+def folder_referee(run: RunStore, referee: str, kept: bool) -> str:
     """Who played a run folder's games, for its ``run.json``: ``referee`` (this run's), or
     ``mixed`` when the games ``kept`` from an earlier run were played by the other one."""
     try:
-        before = json.loads(as_store(run_dir).read_text(RUN_FILE)).get("referee") if kept else None
+        before = json.loads(RunStore(run).read_text(RUN_FILE)).get("referee") if kept else None
     except (OSError, ValueError, AttributeError):
         before = None
     return referee if before in (None, referee) else "mixed"
 
 
-def pinned_models(store) -> dict[str, list[dict[str, str]]] | None:
+def pinned_models(store: RunStore) -> dict[str, list[dict[str, str]]] | None:
     """The models ``run.json`` pinned when the run started (``LeagueConfig.model_pins``), or None
     for a run from before runs pinned them."""
     try:
@@ -138,7 +138,7 @@ def pinned_models(store) -> dict[str, list[dict[str, str]]] | None:
     return pins if isinstance(pins, dict) else None
 
 
-def check_models(config: LeagueConfig, pinned: dict | None, run) -> None:
+def check_models(config: LeagueConfig, pinned: dict | None, run: RunStore) -> None:
     """A resume plays the models the run started with, byte for byte: a bot whose model's bytes
     differ from those ``run.json`` pinned is refused, naming the bot, the model and both digests."""
     if pinned is None:

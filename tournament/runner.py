@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 
 from engine import __version__ as ENGINE_VERSION
 from records.names import STANDINGS_CSV, STANDINGS_JSON
-from records.store import open_root
+from records.store import RunStore, open_root
 from records.tables import build_table, empty_table, with_columns
 from records.writer import BufferedWriter, Committed, read_committed
 
@@ -176,7 +176,7 @@ def run_league(config: LeagueConfig, *, resume: bool = False, fresh: bool = Fals
         if schedule is not None or len(prepared.done) < total:
             tally = league_tally(store.view(), names) if prepared.done else Tally(names)  # a leader to report, no fit
             state = _Played(summary, prepared.done, tally, BufferedWriter(store, config.flush_seconds, on_written),
-                            Recorded(store.view()) if schedule is not None else None)
+                            Recorded(store.viewed()) if schedule is not None else None)
             _Driver(config, store, state, _Options(progress or None, task_retries, resubmits)).run(schedule)
         else:
             summary.complete = True
@@ -253,7 +253,7 @@ def _unrecorded(tables: dict[str, pa.Table], done: set[str]) -> tuple[dict[str, 
 class _Driver:
     """Plays batches of games on a backend (started when first needed) and records them."""
 
-    def __init__(self, config: LeagueConfig, store, state: _Played, options: _Options):
+    def __init__(self, config: LeagueConfig, store: RunStore, state: _Played, options: _Options):
         self.config, self.store, self.state, self.options = config, store, state, options
         # where a task writes its part: the folder's absolute path, or the run's s3:// URL
         self.part_root = store.address()
@@ -420,7 +420,7 @@ def _crashed_game(spec: GameSpec, config: LeagueConfig, run_id: str, reason: str
             "moves": empty_table("moves"), "rounds": empty_table("rounds")}
 
 
-def _write_standings(store, standings: list[BotStanding]) -> None:
+def _write_standings(store: RunStore, standings: list[BotStanding]) -> None:
     import csv
     import io
 

@@ -21,9 +21,11 @@ from engine import GameState, IllegalMoveError, Move, new_game
 from engine.loop import Dealt, Moved, play
 from engine.rules import complete_rows as wall_rows
 from engine.rules import ranks as game_ranks
+from records.store import RunStore
 
 from .errors import AzulError
 from .scheduler import SERIES_GAMES, round_seed, series_deal_seed
+
 
 class Player(Protocol):
     def act(self, state: GameState) -> Move | str: ...
@@ -183,7 +185,7 @@ def _play_one(number, players, variant, deal_seed, opener, seats, on_game_start,
                       list(final["ranks"]), rounds, moves, final)
 
 
-def recorded_series(run_dir) -> dict[str, SeriesResult]:
+def recorded_series(run: RunStore) -> dict[str, SeriesResult]:
     """The series of a league run with ``match: series``, by ``series_id``, scored by the series rule.
 
     Only series whose two games are both recorded count; a game that ended in a forfeit counts
@@ -191,10 +193,10 @@ def recorded_series(run_dir) -> dict[str, SeriesResult]:
     """
     from records.read import read_table
 
-    games = read_table(run_dir, "games", ["game_id", "deal_seed", "rounds", "series_id", "series_game"])
+    games = read_table(run, "games", ["game_id", "deal_seed", "rounds", "series_id", "series_game"])
     info = {g["game_id"]: g for g in games.to_pylist() if g["series_id"] is not None}
     seats: dict[str, dict[int, tuple[int, int]]] = {}
-    for r in read_table(run_dir, "results", ["game_id", "seat", "score", "complete_rows"]).to_pylist():
+    for r in read_table(run, "results", ["game_id", "seat", "score", "complete_rows"]).to_pylist():
         if r["game_id"] in info:
             seats.setdefault(r["game_id"], {})[r["seat"]] = (r["score"], r["complete_rows"])
     by_series: dict[str, list[SeriesGame]] = {}

@@ -36,15 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from records.columns import SCHEMAS
-from records.parts import has_records
 from records.read import read_table
+from records.store import RunStore
 from records.writer import RECEIPT_COLUMNS, Committed
 
 from .scheduler import GameSpec
@@ -154,10 +153,11 @@ class OneStage:
 
 class Recorded:
     """The receipt rows (``RECEIPT_COLUMNS``) of the games a run has recorded, for ``Results``:
-    read from the run folder when first asked for, then added to as batches are accepted."""
+    read from the run (its local view's store, ``RunStore.viewed``) when first asked for, then
+    added to as batches are accepted."""
 
-    def __init__(self, run_dir: Path):
-        self.run_dir = run_dir
+    def __init__(self, run: RunStore):
+        self.run = run
         self.tables: dict[str, list[pa.Table]] | None = None
         self.later: dict[str, list[pa.Table]] = {name: [] for name in RECEIPT_COLUMNS}
 
@@ -171,8 +171,8 @@ class Recorded:
         """The records of the games of ``stages``, every one of which is recorded (read when a
         schedule first asks for them)."""
         if self.tables is None:  # what the run held before this driver (a resume): read once, first
-            held = has_records(self.run_dir)
-            self.tables = {name: [read_table(self.run_dir, name, cols)] if held else []
+            held = self.run.has_records()
+            self.tables = {name: [read_table(self.run, name, cols)] if held else []
                            for name, cols in RECEIPT_COLUMNS.items()}
         return _RecordedResults([list(s) for s in stages], self)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -18,6 +17,7 @@ import pyarrow.compute as pc
 from analysis.totals import bot_totals
 from records.parts import committed_parts
 from records.read import read_table
+from records.store import RunStore
 
 
 @dataclass
@@ -145,22 +145,23 @@ def ratings(records: dict) -> dict[str, float]:
             if row["rating"] is not None and row["games"]}  # a bot with no counted game: no rating
 
 
-def league_tally(run_dir: str | Path, bots: list[str]) -> Tally:
+def league_tally(run: RunStore, bots: list[str]) -> Tally:
     """The running tally of a run's records on disk (every committed game), without ratings."""
     tally = Tally(bots)
-    tally.add_tables(read_table(run_dir, "games", ["game_id", "termination", "fault_seat"]),
-                     read_table(run_dir, "results", ["game_id", "seat", "bot", "score", "rank"]))
+    tally.add_tables(read_table(run, "games", ["game_id", "termination", "fault_seat"]),
+                     read_table(run, "results", ["game_id", "seat", "bot", "score", "rank"]))
     return tally
 
 
-def league_standings(run_dir: str | Path, bots: list[str]) -> tuple[list[BotStanding], Tally]:
+def league_standings(run: RunStore, bots: list[str]) -> tuple[list[BotStanding], Tally]:
     """Standings from a run's records on disk (every committed game), rated: the folder is
     checked and read once (``analysis.records``) for the tally and the ratings."""
     tally = Tally(bots)
-    if not committed_parts(Path(run_dir)):
+    folder = RunStore(run).view()  # analysis reads the run's folder
+    if not committed_parts(folder):
         return tally.standings(), tally
     from analysis.records import read_records
 
-    records = read_records(run_dir)
+    records = read_records(folder)
     tally.add_tables(records["games"].to_arrow(), records["results"].to_arrow())
     return tally.standings(ratings(records)), tally

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from records.names import CONFIG_FILE, MLFLOW_RUN_FILE, STANDINGS_CSV, STANDINGS_JSON
-from records.store import as_store, open_root
+from records.store import RunStore, open_root
 
 
 def tracking_uri(config) -> str:
@@ -130,9 +130,9 @@ def quiet() -> None:
         logging.getLogger(name).setLevel(logging.WARNING)
 
 
-def log_league(config, run_dir, summary) -> str:
+def log_league(config, run: RunStore, summary) -> str:
     """Log a finished league (once) and return the MLflow run id."""
-    store = as_store(run_dir)
+    store = RunStore(run)
     if store.exists(MLFLOW_RUN_FILE):
         return store.read_text(MLFLOW_RUN_FILE).strip()
     from mlflow.entities import Metric, Param, RunTag

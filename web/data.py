@@ -250,7 +250,7 @@ def event(folder: Path, records: dict, kind) -> dict | None:
 
     if event_settings(folder) is None:
         return None
-    results, unfinished = kind.event_results(folder, records)
+    results, unfinished = kind.event_results(RunStore(folder), records)
     ev = event_standings(folder, results, records["games"])
     return None if ev is None else {**ev.as_dict(), "unfinished": len(unfinished)}
 

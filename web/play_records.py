@@ -26,7 +26,7 @@ from kinds.played import PLAYED
 from records.folder import RunInUse, new_run_id, run_kind, save_run_id, saved_run_id
 from records.names import RUN_FILE
 from records.parts import PartWriter
-from records.store import as_store
+from records.store import RunStore
 from records.tables import RecordBuffer
 from tournament.game import Seat, play_game
 from tournament.scheduler import GameSpec
@@ -53,7 +53,7 @@ class FinishedGame:
 def check_play_out(play_out) -> None:
     """A ValueError in one line when ``play_out`` (a folder, a URL or its store) cannot take a
     person's games: it holds another kind of run, or it is a file (or the store cannot be read)."""
-    store = as_store(play_out)
+    store = RunStore(play_out)
     if store.blocked():
         raise ValueError(f"--play-out {store}: not a folder")
     try:
@@ -74,7 +74,7 @@ def new_game_id() -> str:
 def write_game(play_out, game: FinishedGame) -> str:
     """Write ``game`` as one part of ``play_out`` (a folder, a URL or its store; made a played run
     if new); returns its game id. A ValueError says why it could not be written."""
-    store = as_store(play_out)
+    store = RunStore(play_out)
     check_play_out(store)
     try:
         with _locked(store):

@@ -225,8 +225,8 @@ class Served:
         run = Found(None, url, store=store)
         try:
             with view_lock(run):  # its view is written by the pages' threads too
-                kind = kind_of(store.view(parts=False))
-            nested = kind.nested_runs(str(store)) if kind.nests else []
+                kind = kind_of(store)
+            nested = kind.nested_runs(store) if kind.nests else []
         except (ValueError, OSError):  # an unknown kind, a store that cannot be read: the index row says so
             nested = []
         for rel in nested:
@@ -257,8 +257,8 @@ class Served:
 
         run = Found(folder, self.url(folder))
         try:
-            kind = kind_of(folder)
-            nested = kind.nested_runs(folder) if kind.nests else []
+            kind = kind_of(RunStore(folder))
+            nested = kind.nested_runs(RunStore(folder)) if kind.nests else []
         except (ValueError, OSError):  # an unknown kind: the index row says so
             nested = []
         for rel in nested:
