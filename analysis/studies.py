@@ -128,6 +128,64 @@ _SCHEMA = {"intervention": pl.String, "metric": pl.String, "effect": pl.Float64,
            "deals": pl.Int64, "pairs": pl.Int64, "games": pl.Int64}
 
 
+def pairs_of(games: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
+    """``study_pairs``'s rows from frames already in hand (a study's stages as they are played:
+    kinds.study.StudySchedule): ``games`` with ``game_id``, ``deal``, ``intervention`` and
+    ``study_seat``; ``results`` with ``game_id``, ``seat``, ``score`` and ``rank``."""
+    firsts = results.group_by("game_id").agg((pl.col("rank") == 1).sum().alias("firsts"))
+    outcomes = results.join(firsts, on="game_id").with_columns(
+        points=pl.when(pl.col("rank") != 1).then(0.0).when(pl.col("firsts") == 1).then(1.0).otherwise(0.5),
+        score=pl.col("score").cast(pl.Float64))
+    played = outcomes.join(games, on="game_id").filter(
+        pl.col("study_seat").is_null() | (pl.col("seat") == pl.col("study_seat")))
+    control = played.filter(pl.col("intervention") == CONTROL).select(
+        "deal", "seat", c_score="score", c_win="points", c_game="game_id")
+    treated = played.filter(pl.col("intervention") != CONTROL).select(
+        "intervention", "deal", "seat", t_score="score", t_win="points")
+    return treated.join(control, on=["deal", "seat"]).with_columns(run_id=pl.lit("")).select(
+        "run_id", "intervention", pl.col("deal").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+        "t_score", "c_score", "t_win", "c_win", "c_game").sort("intervention", "deal", "seat")
+
+
+def deal_differences(pairs: pl.DataFrame, metric: str) -> dict[str, np.ndarray]:
+    """Per intervention: each deal's paired difference in ``metric`` (``points`` or ``win``: the
+    mean over the deal's studied seats of treatment minus control), in deal order: what a
+    sequential study's stopping rule reads (analysis/sequential.py)."""
+    t_col, c_col = METRICS[metric]
+    out = {}
+    for (label,), part in pairs.group_by(["intervention"], maintain_order=True):
+        per = part.group_by("run_id", "deal").agg((pl.col(t_col) - pl.col(c_col)).mean().alias("d"))
+        out[label] = per.sort("deal", "run_id")["d"].to_numpy().astype(float)
+    return out
+
+
+def sequential_effects(pairs: pl.DataFrame, plan: dict, times: int = 2000, seed: int = 0) -> pl.DataFrame:
+    """``paired_effects`` of a study that stops when the answer is known (``plan``: study.json's
+    ``sequential``: ``expect``, ``metric``, ``looks``, ``level``, ``width``), each intervention
+    read on the deals up to its own stop: for the planned metric the effect and the design's exact
+    interval (``interval`` = ``sequential``), with the ``verdict``, the ``stop`` (settled, width or
+    max) and the ``expect``; for the other metric the bootstrap over the same deals
+    (``interval`` = ``bootstrap``, a description, not the stopping rule's)."""
+    from .sequential import Design, Region, sequential_effect
+
+    design, region = Design(tuple(plan["looks"]), plan.get("level", 0.95)), Region.parse(plan["expect"])
+    diffs = deal_differences(pairs, plan["metric"])
+    frames = []
+    for label, values in diffs.items():
+        found = sequential_effect(values, design, region, plan.get("width"))
+        part = pairs.filter((pl.col("intervention") == label) & (pl.col("deal") < found.deals))
+        rows = paired_effects(part, times=times, seed=seed)
+        planned = pl.col("metric") == plan["metric"]
+        frames.append(rows.with_columns(
+            effect=pl.when(planned).then(pl.lit(found.effect)).otherwise(pl.col("effect")),
+            low=pl.when(planned).then(pl.lit(found.low)).otherwise(pl.col("low")),
+            high=pl.when(planned).then(pl.lit(found.high)).otherwise(pl.col("high")),
+            interval=pl.when(planned).then(pl.lit("sequential")).otherwise(pl.lit("bootstrap")),
+            verdict=pl.when(planned).then(pl.lit(found.verdict)).otherwise(pl.lit(None, pl.String)),
+            stop=pl.lit(found.reason), expect=pl.lit(str(region)), look=pl.lit(found.look)))
+    return pl.concat(frames) if frames else paired_effects(pairs, times=times, seed=seed)
+
+
 def read_study(run_dir: str | Path) -> dict | None:
     """A run folder's ``study.json`` (what it studied), or None."""
     store = RunStore(run_dir)
@@ -180,8 +238,12 @@ def study_effects(con: duckdb.DuckDBPyConnection, study: dict | None = None, tim
                   seed: int = 0) -> pl.DataFrame:
     """``paired_effects`` of a study run, with the observational contrast of each intervention
     (``obs_effect``, ``obs_low``, ``obs_high``, ``obs_rows``) where ``study`` (its study.json)
-    says how a league shows it."""
-    effects = paired_effects(study_pairs(con), times=times, seed=seed)
+    says how a league shows it; a study that stops when the answer is known (its study.json's
+    ``sequential``) is read as ``sequential_effects`` does."""
+    pairs = study_pairs(con)
+    plan = (study or {}).get("sequential")
+    effects = (paired_effects(pairs, times=times, seed=seed) if plan is None
+               else sequential_effects(pairs, plan, times=times, seed=seed))
     observe = {i["label"]: i["observe"] for i in (study or {}).get("interventions", [])}
     obs = {label: observational(con, o) for label, o in observe.items()}
     extra = [obs.get(row["intervention"], {}).get(row["metric"], {})

@@ -31,16 +31,29 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="The study's seed (deals an
 WorkersOpt = Annotated[int, typer.Option(
     "--workers", min=0, help="Games played at once on a local Ray; 0 plays in this process.")]
 ResumeOpt = Annotated[bool, typer.Option("--resume", help="Finish a stopped study.")]
+ExpectOpt = Annotated[Optional[str], typer.Option(
+    "--expect", metavar="REGION", help='Stop when the answer is known: the claim\'s region of the effect, '
+    '"> X", "< X" or "within X" (in --metric\'s unit); --deals is then the most it plays '
+    "(docs/studies.md).")]
+MetricOpt = Annotated[Optional[str], typer.Option(
+    "--metric", help="With --expect: the effect its stopping rule reads, points or win (default points).")]
+StagesOpt = Annotated[Optional[int], typer.Option(
+    "--stages", min=1, help="With --expect: the looks at the data, evenly spread over --deals (default 5).")]
+WidthOpt = Annotated[Optional[float], typer.Option(
+    "--width", help="With --expect: stop too once the stopping rule's interval is this narrow.")]
 FreshOpt = Annotated[bool, typer.Option("--fresh", help="Delete this study's earlier records first.")]
 
 
 def marker(bot: BotOpt, players: Players = 2, variant: VariantOpt = Variant.colored, deals: DealsOpt = 100,
            out: OutOpt = Path("runs"), name: NameOpt = None, field: FieldOpt = None, seed: SeedOpt = 0,
            workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
-           no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
+           no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False, format: FormatOpt = Format.table,
+           expect: ExpectOpt = None, metric: MetricOpt = None, stages: StagesOpt = None,
+           width: WidthOpt = None) -> None:
     """The marker: take it whenever a centre move does, or never while another move exists."""
     _study(f"marker-{_slug(bot)}-{players}p" if name is None else name, bot, ["marker=take", "marker=avoid"],
-           players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow, quiet, format)
+           players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow, quiet, format,
+           dict(expect=expect, metric=metric, stages=stages, width=width))
 
 
 def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
@@ -51,14 +64,17 @@ def openings(bot: BotOpt, classes: Annotated[str, typer.Option(
              players: Players = 2, variant: VariantOpt = Variant.colored, deals: DealsOpt = 100,
              out: OutOpt = Path("runs"), name: NameOpt = None, field: FieldOpt = None, seed: SeedOpt = 0,
              workers: WorkersOpt = 0, resume: ResumeOpt = False, fresh: FreshOpt = False,
-             no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False, format: FormatOpt = Format.table) -> None:
+             no_mlflow: NoMlflowOpt = False, quiet: QuietOpt = False, format: FormatOpt = Format.table,
+             expect: ExpectOpt = None, metric: MetricOpt = None, stages: StagesOpt = None,
+             width: WidthOpt = None) -> None:
     """First moves: the seat's first draft move of the game (or of every round) in each class."""
     suffix = ",when=round" if when == "round" else ""
     if when not in ("game", "round"):
         fail(f"--when must be game or round, not {when!r}")
     interventions = [f"opening={c.strip()}{suffix}" for c in classes.split(",") if c.strip()]
     _study(f"openings-{_slug(bot)}-{players}p" if name is None else name, bot, interventions, players, variant,
-           deals, out, field, seed, workers, resume, fresh, no_mlflow, quiet, format)
+           deals, out, field, seed, workers, resume, fresh, no_mlflow, quiet, format,
+           dict(expect=expect, metric=metric, stages=stages, width=width))
 
 
 def run(config: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="A study file (docs/studies.md).")],
@@ -84,14 +100,15 @@ def show(run_dir: Annotated[Path, typer.Argument(metavar="RUN_DIR", help="A stud
 
 
 def _study(name, bot, interventions, players, variant, deals, out, field, seed, workers, resume, fresh, no_mlflow,
-           quiet, format):
+           quiet, format, sequential):
     from tournament.errors import AzulError
     from kinds.study import StudyConfig
 
     try:
         study = StudyConfig(name=name, bot=bot, interventions=tuple(interventions), players=players,
                             variant=variant.value, deals=deals, field=tuple(field or ()), seed=seed,
-                            out=str(out), workers=workers, mlflow=not no_mlflow)
+                            out=str(out), workers=workers, mlflow=not no_mlflow,
+                            **{k: v for k, v in sequential.items() if v is not None})
     except AzulError as exc:
         fail(str(exc))
     _play(study, resume, fresh, quiet, format)
@@ -157,14 +174,19 @@ def _print(run_dir: Path, format: Format) -> None:
     else:
         from .strategy import _print as print_table
 
-        print_table(f"{run_dir}: effect = treatment - control per studied seat and game, paired on "
-                    "deals and bot seeds (95% bootstrap over deals); unpaired width / paired width; "
-                    "observational: the same choice as a league shows it (control games)", frame, {
-                        "intervention": "intervention", "metric": "metric",
-                        "effect": ("effect", ".2f"), "95%": ("low", "high", ".2f"),
-                        "unpaired": ("unpaired_low", "unpaired_high", ".2f"),
-                        "ratio": ("width_ratio", ".1f"), "observed": ("obs_effect", ".2f"),
-                        "deals": "deals", "games": "games"})
+        columns = {"intervention": "intervention", "metric": "metric",
+                   "effect": ("effect", ".2f"), "95%": ("low", "high", ".2f"),
+                   "unpaired": ("unpaired_low", "unpaired_high", ".2f"),
+                   "ratio": ("width_ratio", ".1f"), "observed": ("obs_effect", ".2f"),
+                   "deals": "deals", "games": "games"}
+        title = (f"{run_dir}: effect = treatment - control per studied seat and game, paired on "
+                 "deals and bot seeds (95% bootstrap over deals); unpaired width / paired width; "
+                 "observational: the same choice as a league shows it (control games)")
+        if "verdict" in frame.columns:  # a study that stopped when the answer was known
+            columns |= {"expect": "expect", "verdict": "verdict", "stop": "stop"}
+            title += ("; each intervention read on the deals up to its stop: the planned metric's 95% is "
+                      "the stopping rule's own (valid after the stop), the other's a bootstrap")
+        print_table(title, frame, columns)
 
 
 for command in (marker, openings, run, show):

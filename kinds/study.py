@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from analysis.sequential import Design, Region, stop_look
 from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
@@ -42,7 +43,8 @@ from .base import RunKind, command_line, out_and_name, register, with_options
 
 CONTROL = "control"  # games.intervention of a control game
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
-        "out", "workers", "mlflow")
+        "out", "workers", "mlflow", "expect", "metric", "stages", "width")
+SEQUENTIAL = ("metric", "stages", "width")  # set only with expect (a study that stops when the answer is known)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,13 @@ class StudyConfig(Settings):
     out: str = OUT.attr()
     workers: int | None = WORKERS.attr(0)  # 0: in this process; None: a local Ray with one worker per CPU
     mlflow: bool = MLFLOW.attr(False)  # log the run to MLflow as a league is (a study file and the commands: on)
+    # a study that stops when the answer is known (analysis/sequential.py): the claim's region in the
+    # metric's unit ("> X", "< X", "within X"); deals is then the most it plays, in ``stages`` looks;
+    # ``width``: stop too once the stopping rule's interval is this narrow
+    expect: str | None = None
+    metric: str = "points"
+    stages: int = 5
+    width: float | None = None
     labels: tuple[str, ...] = dataclasses.field(init=False, default=())
 
     def __post_init__(self):
@@ -101,6 +110,41 @@ class StudyConfig(Settings):
         if len(self.field) not in (0, 1, self.players - 1):
             raise ConfigError(f"field: give one opponent spec, or one per other seat ({self.players - 1}), "
                               f"not {len(self.field)}")
+        self._check_sequential()
+
+    def _check_sequential(self) -> None:
+        if self.expect is None:
+            for key, default in (("metric", "points"), ("stages", 5), ("width", None)):
+                if getattr(self, key) != default:
+                    raise ConfigError(f"{key}: only a study that stops when the answer is known reads it; "
+                                      "give expect too (docs/studies.md)")
+            return
+        try:
+            Region.parse(self.expect)
+        except ValueError as exc:
+            raise ConfigError(f"expect: {exc}") from None
+        if self.metric not in ("points", "win"):
+            raise ConfigError(f"metric: must be points or win, not {shown(self.metric)}")
+        if isinstance(self.stages, bool) or not isinstance(self.stages, int) or self.stages < 1:
+            raise ConfigError(f"stages: must be a whole number of at least 1, not {shown(self.stages)}")
+        if self.deals < 2 * self.stages:
+            raise ConfigError(f"deals: {self.stages} stages need at least {2 * self.stages} deals, not {self.deals}")
+        if self.width is not None and (isinstance(self.width, bool) or not isinstance(self.width, (int, float))
+                                       or not self.width > 0):
+            raise ConfigError(f"width: must be a number above 0, not {shown(self.width)}")
+
+    @property
+    def design(self) -> Design | None:
+        """The looks of a study that stops when the answer is known (None: every deal is played)."""
+        return None if self.expect is None else Design.even(self.deals, self.stages)
+
+    @property
+    def plan(self) -> dict | None:
+        """study.json's ``sequential``: what ``analysis.studies.sequential_effects`` reads back."""
+        design = self.design
+        return None if design is None else {
+            "expect": str(Region.parse(self.expect)), "metric": self.metric, "looks": list(design.looks),
+            "level": design.level, "width": self.width, "spending": "pocock"}
 
     @property
     def studied_seats(self) -> tuple[int, ...]:
@@ -224,28 +268,86 @@ def study_games(study: StudyConfig) -> list[GameSpec]:
 
 
 def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
-              progress: Callable[[LeagueProgress], None] | None = None) -> LeagueSummary:
+              progress: Callable[[LeagueProgress], None] | None = None,
+              on_written: Callable[[int], None] | None = None) -> LeagueSummary:
     """Play a study's games on the league driver and write ``study.json`` beside the records
-    (also before the first game, so that a stopped study's folder says what it studied)."""
+    (also before the first game, so that a stopped study's folder says what it studied).
+    ``on_written``: as ``run_league``'s (tests stop a study halfway with it)."""
     config = league_config(study)
     store = store_of(config)  # a folder, or a run on object storage
+    if resume and not fresh and store.has_records():
+        _check_same_plan(study, store)
     if fresh or not store.has_records():
         write_study_file(study, store)
-    summary = run_league(config, resume=resume, fresh=fresh, progress=progress,
-                         schedule=OneStage(study_games(study)), kind=STUDY)
-    write_study_file(study, store)
+    schedule = OneStage(study_games(study)) if study.expect is None else StudySchedule(study)
+    summary = run_league(config, resume=resume, fresh=fresh, progress=progress, schedule=schedule, kind=STUDY,
+                         on_written=on_written)
+    write_study_file(study, store, complete=summary.complete)
     return summary
 
 
-def write_study_file(study: StudyConfig, run: RunStore) -> None:
+def _check_same_plan(study: StudyConfig, store: RunStore) -> None:
+    """A resumed study stops by the plan it started with: a ConfigError naming what differs."""
+    saved = _saved_study(store)
+    before = (saved[0].get("sequential") if saved else None) or {}
+    now = study.plan or {}
+    for key in ("expect", "metric", "looks", "width"):
+        if before.get(key) != now.get(key):
+            field = "stages" if key == "looks" else key
+            raise ConfigError(f"{field}: the study was started with {before.get(key)!r}, not {now.get(key)!r}; "
+                              "a study resumes with the plan it started with (--fresh starts it over)")
+
+
+class StudySchedule:
+    """A study that stops when the answer is known, as a schedule of the league driver
+    (tournament/stages.py): the deals of each look (``StudyConfig.design``) as a stage; after
+    each, every intervention's stopping rule (analysis/sequential.py ``stop_look``) over the deals
+    so far, in the planned metric; the study ends once every intervention has stopped (each is
+    read on the deals up to its own stop), or at the last look. A pure function of the records,
+    so ``--resume`` stops where an unbroken run would."""
+
+    def __init__(self, study: StudyConfig):
+        self.study, self.design, self.region = study, study.design, Region.parse(study.expect)
+        self.games = study_games(study)
+        self.total = len(self.games)  # at most
+
+    def next_games(self, results) -> list[GameSpec] | None:
+        k = len(results.stages)
+        if k >= len(self.design.looks) or (k and self.stopped(results)):
+            return None
+        first = self.design.looks[k - 1] if k else 0
+        return [g for g in self.games if first <= g.deal < self.design.looks[k]]
+
+    def stopped(self, results) -> bool:
+        """Whether every intervention's stopping rule has stopped on the stages played."""
+        import polars as pl
+
+        from analysis.studies import deal_differences, pairs_of
+
+        specs = [g for stage in results.stages for g in stage]
+        games = pl.DataFrame({"game_id": [g.game_id for g in specs], "deal": [g.deal for g in specs],
+                              "intervention": [g.intervention for g in specs],
+                              "study_seat": [g.study_seat for g in specs]},
+                             schema={"game_id": pl.String, "deal": pl.Int64, "intervention": pl.String,
+                                     "study_seat": pl.Int64})
+        diffs = deal_differences(pairs_of(games, pl.from_arrow(results.results)), self.study.metric)
+        return len(diffs) == len(self.study.labels) and all(
+            stop_look(d, self.design, self.region, self.study.width) is not None for d in diffs.values())
+
+
+def write_study_file(study: StudyConfig, run: RunStore, complete: bool = False) -> None:
     """``study.json``: the base bot, field and seats, and per intervention its label, bot spec and
-    how a league shows that choice (``Intervention.observe``)."""
+    how a league shows that choice (``Intervention.observe``); for a study that stops when the
+    answer is known its plan (``sequential``), and ``complete`` once its schedule has ended (it may
+    end before every planned deal)."""
     record = {"format": "azul-study/1", "bot": study.bot, "players": study.players,
               "variant": study.variant, "deals": study.deals, "seats": list(study.studied_seats),
               "field": list(study.field),
               "interventions": [{"label": label, "spec": study.treatment_spec(label),
                                  "observe": parse_intervention(_params(label)).observe()}
                                 for label in study.labels]}
+    if study.plan is not None:
+        record["sequential"] = {**study.plan, "complete": complete}
     RunStore(run).write_text(STUDY_FILE, json.dumps(record, indent=2) + "\n")
 
 
@@ -279,6 +381,11 @@ class StudyKind(RunKind):
                     str(config.get("seed"))]
             for spec in study.get("field", []):
                 args += ["--field", str(spec)]
+            plan = study.get("sequential")
+            if isinstance(plan, dict):  # a study that stops when the answer is known: the same plan
+                args += ["--expect", str(plan.get("expect")), "--metric", str(plan.get("metric")),
+                         "--stages", str(len(plan.get("looks", [])))]
+                args += [] if plan.get("width") is None else ["--width", f"{plan['width']:g}"]
             return command_line(args + where + ["--resume"])
         return (f"the azul study command (or study file) that started this study, with --resume and "
                 f"its records in {command_line(where)} (azul study run FILE --out "
@@ -297,6 +404,15 @@ class StudyKind(RunKind):
                 field=tuple(study["field"]), seed=config["seed"])))
         except (ConfigError, KeyError, TypeError, ValueError):  # not a study's
             return None
+
+    def is_finished(self, run: RunStore, recorded: int, planned: int | None) -> bool:
+        """Every planned game recorded, or (a study that stops when the answer is known) its
+        schedule ended: study.json's ``sequential.complete``."""
+        if planned is not None and recorded >= planned:
+            return True
+        saved = _saved_study(run)
+        plan = saved[0].get("sequential") if saved else None
+        return isinstance(plan, dict) and plan.get("complete") is True
 
 
 STUDY = register(StudyKind())
