@@ -139,6 +139,11 @@ def test_a_real_study_stops_early_and_a_stopped_one_resumes_to_the_same_stop(tmp
     with connect(tmp_path / "broken" / "seq") as con:
         again = study_effects(con, read_study(tmp_path / "broken" / "seq"), times=200)
     assert_frame_equal(again, effects, rel_tol=1e-9)  # the same stops, the same numbers
+    from analysis.report import build_report
+
+    html = build_report(tmp_path / "whole" / "seq", tmp_path / "report", bootstrap=0)["report.html"].read_text()
+    assert "<th class=\"text\">verdict</th>" in html and "the stopping rule's own interval" in html
+    assert f'<td class="text">{planned["verdict"][0]}</td>' in html
     with pytest.raises(ConfigError, match="^expect: the study was started with '> 2'"):
         run_study(dataclasses.replace(broken, expect="> 1"), resume=True)
     assert json.loads((tmp_path / "broken" / "seq" / "study.json").read_text())["sequential"]["expect"] == "> 2"

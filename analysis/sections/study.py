@@ -22,16 +22,23 @@ class Study:
         return {}
 
     def html(self, data: pl.DataFrame, figures: dict[str, str]) -> list[str]:
+        columns = {"intervention": ("intervention", None), "metric": ("metric", None),
+                   "effect": ("effect", 3), "low": ("low", 3), "high": ("high", 3),
+                   "unpaired low": ("unpaired_low", 3), "unpaired high": ("unpaired_high", 3),
+                   "width ratio": ("width_ratio", 1), "observed": ("obs_effect", 3),
+                   "deals": ("deals", 0), "games": ("games", 0)}
+        note = ""
+        if "verdict" in data.columns:  # a study that stopped when the answer was known
+            data = data.with_columns(pl.col("verdict").fill_null("-"))
+            columns |= {"expect": ("expect", None), "verdict": ("verdict", None), "stop": ("stop", None)}
+            note = (" Each intervention is read on the deals up to its own stop; the planned metric's "
+                    "low and high are the stopping rule's own interval, valid after the stop, and its "
+                    "verdict reads them (docs/studies.md, \"Stopping when the answer is known\").")
         return [("<h2>Intervention study</h2><p>Treatment minus control per studied seat and game, "
                  "on the same deals and bot seeds (95% bootstrap over deals); the unpaired interval "
                  "and the ratio of widths show what pairing saves; observed: the same choice as the "
-                 "control games show it, as a league would (docs/studies.md).</p>"),
-                html_table(data, {
-                    "intervention": ("intervention", None), "metric": ("metric", None),
-                    "effect": ("effect", 3), "low": ("low", 3), "high": ("high", 3),
-                    "unpaired low": ("unpaired_low", 3), "unpaired high": ("unpaired_high", 3),
-                    "width ratio": ("width_ratio", 1), "observed": ("obs_effect", 3),
-                    "deals": ("deals", 0), "games": ("games", 0)})]
+                 f"control games show it, as a league would (docs/studies.md).{note}</p>"),
+                html_table(data, columns)]
 
     def markdown(self, data: pl.DataFrame) -> list[str]:
         return []
