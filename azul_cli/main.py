@@ -12,8 +12,8 @@ import typer
 
 from engine import __version__ as ENGINE_VERSION
 
-from . import (league, play, positions, ratings, ratings_list, replay, report, serve, series, sprt, strategy,
-               study, train, tune)
+from . import (atlas, league, play, positions, ratings, ratings_list, replay, report, serve, series, sprt,
+               strategy, study, train, tune)
 
 app = typer.Typer(
     name="azul",
@@ -44,7 +44,7 @@ def main(
 # ---------------------------------------------------------------- the commands, in help order
 for command in (positions.show, positions.moves, positions.selfplay, positions.analyze, play.play,
                 series.series, replay.replay, ratings.elo, report.report, strategy.openings,
-                strategy.marker, ratings.standings, sprt.sprt, train.train, tune.tune, serve.serve):
+                strategy.marker, ratings.standings, sprt.sprt, train.train, tune.tune, atlas.atlas, serve.serve):
     app.command()(command)
 app.add_typer(league.app, name="league")
 app.add_typer(study.app, name="study")

@@ -38,11 +38,11 @@ from engine.errors import shown
 from tournament.config import read_yaml
 from tournament.errors import ConfigError
 from tournament.fields import check_name
-from tournament.settings import MLFLOW, NAME, OUT, SEED, WORKERS, Settings
+from tournament.settings import NAME, OUT, SEED, WORKERS, Settings
 
 from .base import with_options
 
-KEYS = ("name", "claims", "seed", "out", "workers", "mlflow")
+KEYS = ("name", "claims", "seed", "out", "workers")
 CLAIM_KEYS = ("id", "claim", "test", "source", "players", "metric", "expect", "study", "statistic", "compare")
 STUDY_KEYS = ("bot", "intervention", "field", "max_deals", "stages")
 STATISTIC_KEYS = ("name", "bot", "bots", "deals")
@@ -106,7 +106,6 @@ class AtlasConfig(Settings):
     seed: int = SEED.attr()
     out: str = OUT.attr()
     workers: int | None = WORKERS.attr(0)
-    mlflow: bool = MLFLOW.attr(False)
 
     def __post_init__(self):
         self.check_fields()
@@ -261,7 +260,24 @@ def _statistic(data: Any, players: tuple[int, ...], metric: str) -> StatisticTes
     if not isinstance(bots, list) or (bots and len(bots) < 2):
         raise ConfigError(f"statistic.bots: must be a list of at least two bot specs, not {shown(bots)}")
     bots = tuple(_spec(s, f"statistic.bots[{i}]", players) for i, s in enumerate(bots))
+    if bots and set(players) != {len(bots)}:
+        raise ConfigError(f"statistic.bots: one spec a seat, so {len(bots)} bots play {len(bots)}-player tables "
+                          f"only, not players {shown(list(players))}")
     if name == "upset-rate" and len(bots) != 2:
-        raise ConfigError("statistic.bots: upset-rate compares two bots: give both specs (weaker first or not)")
+        raise ConfigError("statistic.bots: upset-rate compares two bots at 2 players: give both specs")
     deals = _whole(data.get("deals", DEFAULT_STATISTIC_DEALS), "statistic.deals", 2)
     return StatisticTest(name, bot, bots, deals)
+
+
+def claims_data(claims) -> list[dict]:
+    """Claims as a claims file holds them (what the atlas stores in its atlas.yaml, and atlas.json's)."""
+    out = []
+    for x in claims:
+        t = x.tested_by
+        tested = ({"study": {"bot": t.bot, "intervention": t.intervention, "field": list(t.field),
+                             "max_deals": t.max_deals, "stages": t.stages}} if isinstance(t, StudyTest)
+                  else {"statistic": {"name": t.name, "bot": t.bot, "bots": list(t.bots), "deals": t.deals}})
+        out.append({"id": x.id, "claim": x.claim, "test": x.test, "source": x.source, "players": list(x.players),
+                    "metric": x.metric, "expect": str(x.expect), **tested,
+                    "compare": None if x.compare is None else list(x.compare)})
+    return out

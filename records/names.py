@@ -43,9 +43,13 @@ SHARD_PREFIX, SHARD_SUFFIX = "positions-", ".parquet"  # a data/ folder's shards
 MODEL_FILE = "model.azv"  # generation 0's model, fit on the start records
 CANDIDATE_FILE = "candidate.azv"  # a later generation's model, before its gate
 TRAINED_FILE = "trained.azv"  # with train.average above 1: the tables its training made, before the mean
+ATLAS_FILE = "atlas.yaml"  # an atlas's claims, as it started
+ATLAS_JSON = "atlas.json"  # its measures and verdicts
+ATLAS_HTML = "atlas.html"  # its page
+CLAIMS_FOLDER = "claim-runs"  # its claims' runs: claim-runs/<id>-<N>p/
 
 # every name above, for the layout check
 RUN_FOLDER_FILES = (CONFIG_FILE, RUN_FILE, LOCK_FILE, QUARANTINE, STANDINGS_CSV, STANDINGS_JSON, MLFLOW_RUN_FILE,
                     *REPORT_FILES, SPRT_FILE, STUDY_FILE, TUNE_FILE, TUNE_RESULT, TUNE_FIGURE, TRAIN_FILE,
                     LINEAGE_FILE, CURVE_FILE, TRAIN_MLFLOW_FILE, POSITIONS_DONE, SHARD_PREFIX, MODEL_FILE,
-                    CANDIDATE_FILE, TRAINED_FILE)
+                    CANDIDATE_FILE, TRAINED_FILE, ATLAS_FILE, ATLAS_JSON, ATLAS_HTML, CLAIMS_FOLDER)
