@@ -122,3 +122,13 @@ def test_a_comparison_and_the_verdicts_that_changed():
         {"id": "c", "players": "2-4", "before": None, "now": "undecided", "effect_before": None, "effect_now": 2.0},
         {"id": "c", "players": "4", "before": "undecided", "now": "supported", "effect_before": 1.0,
          "effect_now": 1.5}]
+
+
+def test_the_shipped_claims_file_reads_and_plays_the_strongest_presets():
+    from pathlib import Path
+
+    atlas = load_atlas(Path(__file__).resolve().parents[1] / "atlas" / "claims.yaml")
+    assert len({c.id for c in atlas.claims}) == len(atlas.claims) >= 7
+    for claim in atlas.claims:
+        for n in claim.players:
+            assert claim.bot_for(claim.tested_by.bot, n).startswith(f"mcts-{n}p:iterations="), claim.id
