@@ -35,12 +35,11 @@ from bots.intervention import parse_intervention
 from bots.registry import bot_maker
 from bots.spec import parse_bot_spec
 from engine.errors import shown
-from tournament.config import read_yaml
 from tournament.errors import ConfigError
 from tournament.fields import check_name
 from tournament.settings import NAME, OUT, SEED, WORKERS, Settings
 
-from .base import with_options
+from .base import load_settings_file
 
 KEYS = ("name", "claims", "seed", "out", "workers")
 CLAIM_KEYS = ("id", "claim", "test", "source", "players", "metric", "expect", "study", "statistic", "compare")
@@ -116,11 +115,7 @@ class AtlasConfig(Settings):
 def load_atlas(path: str | Path, **options) -> AtlasConfig:
     """An atlas from its claims file with the command's options laid over it; a ConfigError of
     one line names the file, the claim (its place and id) and the field."""
-    path = Path(path)
-    data = read_yaml(path)
-    if isinstance(data, dict):
-        data = with_options(data, **options)
-    return parse_atlas(data, str(path), path.stem)
+    return load_settings_file(path, parse_atlas, **options)
 
 
 def parse_atlas(data: Any, source: str = "claims", default_name: str = "atlas") -> AtlasConfig:

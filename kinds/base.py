@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from records.folder import run_kind, saved_models
@@ -271,6 +272,18 @@ def out_name_args(run: RunStore) -> list[str]:
     printed command finishes exactly that run, wherever its folder was copied or moved to."""
     out, name = out_and_name(run)
     return [out, "--name", name]
+
+
+def load_settings_file(path, parse, **options):
+    """A kind's settings file (YAML) with a command's options laid over its fields
+    (``with_options``), parsed by ``parse(data, source, default_name)``: the file's path names its
+    errors and its stem is the run's default name."""
+    from tournament.config import read_yaml
+
+    data = read_yaml(path)
+    if isinstance(data, dict):
+        data = with_options(data, **options)
+    return parse(data, str(path), Path(path).stem)
 
 
 def with_options(fields: dict, **options) -> dict:

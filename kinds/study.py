@@ -32,14 +32,14 @@ from records.store import RunStore
 
 from engine.errors import shown
 
-from tournament.config import BotEntry, LeagueConfig, MlflowSettings, RaySettings, read_yaml
+from tournament.config import BotEntry, LeagueConfig, MlflowSettings, RaySettings
 from tournament.errors import ConfigError
 from tournament.settings import DEALS, MLFLOW, NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Settings
 from tournament.runner import LeagueProgress, LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
 from tournament.stages import OneStage
 
-from .base import RunKind, command_line, out_and_name, register, with_options
+from .base import RunKind, command_line, load_settings_file, out_and_name, register
 
 CONTROL = "control"  # games.intervention of a control game
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
@@ -174,11 +174,7 @@ def _spec(spec: Any, where: str) -> None:
 def load_study(path: str | Path, **options) -> StudyConfig:
     """A study from YAML (the fields of ``StudyConfig``) with the command's options (out, mlflow)
     laid over it (``kinds.base.with_options``); a ConfigError names the file and why."""
-    path = Path(path)
-    data = read_yaml(path)
-    if isinstance(data, dict):
-        data = with_options(data, **options)
-    return parse_study(data, str(path), path.stem)
+    return load_settings_file(path, parse_study, **options)
 
 
 def parse_study(data: Any, source: str = "study", default_name: str = "study") -> StudyConfig:
