@@ -36,7 +36,7 @@ from bots.registry import bot_maker
 from bots.spec import parse_bot_spec
 from engine.errors import shown
 from tournament.errors import ConfigError
-from tournament.fields import check_name
+from tournament.fields import check_name, section
 from tournament.settings import NAME, OUT, SEED, WORKERS, Settings
 
 from .base import load_settings_file
@@ -210,11 +210,7 @@ def _whole(value: Any, where: str, low: int) -> int:
 
 
 def _study(data: Any, players: tuple[int, ...]) -> StudyTest:
-    if not isinstance(data, dict):
-        raise ConfigError(f"study: must be a mapping ({', '.join(STUDY_KEYS)}), not {shown(data)}")
-    unknown = [k for k in data if k not in STUDY_KEYS]
-    if unknown:
-        raise ConfigError(f"study.{unknown[0]}: unknown field (fields: {', '.join(STUDY_KEYS)})")
+    data = section(data, "study", STUDY_KEYS)
     for key in ("bot", "intervention"):
         if key not in data:
             raise ConfigError(f"study.{key}: missing")
@@ -238,13 +234,7 @@ def _study(data: Any, players: tuple[int, ...]) -> StudyTest:
 
 
 def _statistic(data: Any, players: tuple[int, ...], metric: str) -> StatisticTest:
-    data = {"name": data} if isinstance(data, str) else data
-    if not isinstance(data, dict):
-        raise ConfigError(f"statistic: a name ({', '.join(STATISTICS)}) or a mapping "
-                          f"({', '.join(STATISTIC_KEYS)}), not {shown(data)}")
-    unknown = [k for k in data if k not in STATISTIC_KEYS]
-    if unknown:
-        raise ConfigError(f"statistic.{unknown[0]}: unknown field (fields: {', '.join(STATISTIC_KEYS)})")
+    data = section({"name": data} if isinstance(data, str) else data, "statistic", STATISTIC_KEYS)
     name = data.get("name")
     if name not in STATISTICS:
         raise ConfigError(f"statistic.name: must be one of {', '.join(STATISTICS)}, not {shown(name)}")
