@@ -73,10 +73,6 @@ class AtlasOutcome:
     interrupted: bool = False
 
 
-class _Stopped(Exception):
-    """A claim's run was stopped (Ctrl-C): the atlas stops too, its claims so far written."""
-
-
 def store_of(c: AtlasConfig) -> RunStore:
     """The atlas's run: ``<out>/<name>``, a folder or under an ``s3://`` out."""
     return open_root(c.out).run(c.name)
@@ -143,23 +139,25 @@ def _run(c: AtlasConfig, store: RunStore, fresh: bool, before, compare_with, pro
     store.write_text(ATLAS_FILE, yaml.safe_dump(
         {"name": c.name, "seed": c.seed, "claims": claims_data(c.claims)}, sort_keys=False))
     claims: list[dict] = []
-    interrupted = False
-    try:
-        for claim in c.claims:
-            claims.append(_claim(c, store, claim, progress))
-            _write(c, store, claims, False, before, compare_with)
-    except _Stopped:
-        interrupted = True
-    atlas = _write(c, store, claims, not interrupted, before, compare_with)
-    return AtlasOutcome(atlas, interrupted)
+    for claim in c.claims:
+        tested = _claim(c, store, claim, progress)
+        if tested is None:  # its run was stopped (Ctrl-C): the atlas stops, its claims so far written
+            return AtlasOutcome(_write(c, store, claims, False, before, compare_with), interrupted=True)
+        claims.append(tested)
+        _write(c, store, claims, False, before, compare_with)
+    return AtlasOutcome(_write(c, store, claims, True, before, compare_with))
 
 
-def _claim(c: AtlasConfig, store: RunStore, claim: Claim, progress) -> dict:
-    """One claim measured at each of its player counts (and compared), with its runs' models."""
+def _claim(c: AtlasConfig, store: RunStore, claim: Claim, progress) -> dict | None:
+    """One claim measured at each of its player counts (and compared), with its runs' models;
+    None when one of its runs was stopped."""
     found: dict[int, Measured] = {}
     models: dict[str, Any] = {}
     for n in claim.players:
-        found[n], run_models = _measure(c, store, claim, n, progress)
+        result = _measure(c, store, claim, n, progress)
+        if result is None:
+            return None
+        found[n], run_models = result
         models.update(run_models)
     rows = [{**found[n].as_dict(), "run": f"{CLAIMS_FOLDER}/{_run_name(claim, n)}"} for n in claim.players]
     if claim.compare is not None:
@@ -172,7 +170,9 @@ def _run_name(claim: Claim, players: int) -> str:
     return f"{claim.id}-{players}p"
 
 
-def _measure(c: AtlasConfig, store: RunStore, claim: Claim, n: int, progress) -> tuple[Measured, dict]:
+def _measure(c: AtlasConfig, store: RunStore, claim: Claim, n: int, progress) -> tuple[Measured, dict] | None:
+    """The claim measured at ``n`` players by its run (played, or finished where it stopped), and
+    the models its bots read; None when the run was stopped."""
     name = _run_name(claim, n)
     claims = store.sub(CLAIMS_FOLDER)
     run = claims.sub(name)
@@ -191,7 +191,7 @@ def _measure(c: AtlasConfig, store: RunStore, claim: Claim, n: int, progress) ->
     except ConfigError as exc:
         raise LeagueError(f"claim {claim.id} at {n} players: {exc}") from None
     if summary.interrupted:
-        raise _Stopped
+        return None
     view = run.view()
     effect, low, high, games = (_study_measure(view, claim) if isinstance(t, StudyTest)
                                 else _statistic_measure(view, claim, t, n))
