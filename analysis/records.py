@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from records.checks import READ_ERRORS, check_run_dir, naming_damage
 from records.columns import TABLES
@@ -147,6 +148,23 @@ def connect(runs: str | Path | Iterable[str | Path] | Runs) -> duckdb.DuckDBPyCo
         if not exact:  # keep only the games that are recorded (their games part exists)
             query += " WHERE (run_id, game_id) IN (SELECT run_id, game_id FROM games)"
         con.execute(f"CREATE VIEW {name} AS {query}")
+    return _missing(con, missing)
+
+
+def connect_tables(tables: dict[str, pa.Table]) -> duckdb.DuckDBPyConnection:
+    """``connect``'s views over record tables in hand (Arrow, by table name) instead of folders:
+    what a schedule has played so far (kinds.study.StudySchedule reads its stages with
+    ``analysis.studies.study_pairs`` so). A table not handed gets no view (``require`` names it)."""
+    con = duckdb.connect()
+    for name, table in tables.items():
+        if name not in TABLES:
+            raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
+        con.register(name, table)
+    return _missing(con, [(name, f"no {name} records in hand") for name in TABLES if name not in tables])
+
+
+def _missing(con: duckdb.DuckDBPyConnection, missing: list[tuple[str, str]]) -> duckdb.DuckDBPyConnection:
+    """The table ``require`` reads: each missing view's name and the message naming why."""
     con.execute("CREATE TABLE _azul_missing (name VARCHAR, message VARCHAR)")
     if missing:
         con.executemany("INSERT INTO _azul_missing VALUES (?, ?)", missing)

@@ -128,25 +128,6 @@ _SCHEMA = {"intervention": pl.String, "metric": pl.String, "effect": pl.Float64,
            "deals": pl.Int64, "pairs": pl.Int64, "games": pl.Int64}
 
 
-def pairs_of(games: pl.DataFrame, results: pl.DataFrame) -> pl.DataFrame:
-    """``study_pairs``'s rows from frames already in hand (a study's stages as they are played:
-    kinds.study.StudySchedule): ``games`` with ``game_id``, ``deal``, ``intervention`` and
-    ``study_seat``; ``results`` with ``game_id``, ``seat``, ``score`` and ``rank``."""
-    firsts = results.group_by("game_id").agg((pl.col("rank") == 1).sum().alias("firsts"))
-    outcomes = results.join(firsts, on="game_id").with_columns(
-        points=pl.when(pl.col("rank") != 1).then(0.0).when(pl.col("firsts") == 1).then(1.0).otherwise(0.5),
-        score=pl.col("score").cast(pl.Float64))
-    played = outcomes.join(games, on="game_id").filter(
-        pl.col("study_seat").is_null() | (pl.col("seat") == pl.col("study_seat")))
-    control = played.filter(pl.col("intervention") == CONTROL).select(
-        "deal", "seat", c_score="score", c_win="points", c_game="game_id")
-    treated = played.filter(pl.col("intervention") != CONTROL).select(
-        "intervention", "deal", "seat", t_score="score", t_win="points")
-    return treated.join(control, on=["deal", "seat"]).with_columns(run_id=pl.lit("")).select(
-        "run_id", "intervention", pl.col("deal").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-        "t_score", "c_score", "t_win", "c_win", "c_game").sort("intervention", "deal", "seat")
-
-
 def deal_differences(pairs: pl.DataFrame, metric: str) -> dict[str, np.ndarray]:
     """Per intervention: each deal's paired difference in ``metric`` (``points`` or ``win``: the
     mean over the deal's studied seats of treatment minus control), in deal order: what a

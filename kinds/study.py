@@ -315,18 +315,22 @@ class StudySchedule:
         return [g for g in self.games if first <= g.deal < self.design.looks[k]]
 
     def stopped(self, results) -> bool:
-        """Whether every intervention's stopping rule has stopped on the stages played."""
-        import polars as pl
+        """Whether every intervention's stopping rule has stopped on the stages played (their
+        pairs read as a finished study's are: ``analysis.studies.study_pairs``)."""
+        import pyarrow as pa
 
-        from analysis.studies import deal_differences, pairs_of
+        from analysis.records import connect_tables
+        from analysis.studies import deal_differences, study_pairs
 
         specs = [g for stage in results.stages for g in stage]
-        games = pl.DataFrame({"game_id": [g.game_id for g in specs], "deal": [g.deal for g in specs],
-                              "intervention": [g.intervention for g in specs],
-                              "study_seat": [g.study_seat for g in specs]},
-                             schema={"game_id": pl.String, "deal": pl.Int64, "intervention": pl.String,
-                                     "study_seat": pl.Int64})
-        diffs = deal_differences(pairs_of(games, pl.from_arrow(results.results)), self.study.metric)
+        games = pa.table({"run_id": [""] * len(specs), "game_id": [g.game_id for g in specs],
+                          "num_players": [self.study.players] * len(specs), "deal": [g.deal for g in specs],
+                          "intervention": [g.intervention for g in specs],
+                          "study_seat": pa.array([g.study_seat for g in specs], pa.int64())})
+        played = results.results.append_column("run_id", pa.array([""] * results.results.num_rows, pa.string()))
+        with connect_tables({"games": games, "results": played}) as con:
+            pairs = study_pairs(con)
+        diffs = deal_differences(pairs, self.study.metric)
         return len(diffs) == len(self.study.labels) and all(
             stop_look(d, self.design, self.region, self.study.width) is not None for d in diffs.values())
 
