@@ -36,10 +36,11 @@ from bots.registry import bot_maker
 from bots.spec import parse_bot_spec
 from engine.errors import shown
 from tournament.errors import ConfigError
-from tournament.fields import check_name, section
+from tournament.fields import check_int, check_name, section
 from tournament.settings import NAME, OUT, SEED, WORKERS, Settings
 
 from .base import load_settings_file
+from .study import METRIC, STAGES
 
 KEYS = ("name", "claims", "seed", "out", "workers")
 CLAIM_KEYS = ("id", "claim", "test", "source", "players", "metric", "expect", "study", "statistic", "compare")
@@ -56,7 +57,6 @@ STATISTICS = {
 }
 DEFAULT_BOT = "mcts-{players}p:iterations=200"  # the strongest preset of each player count
 DEFAULT_STUDY_DEALS = 400
-DEFAULT_STAGES = 5
 DEFAULT_STATISTIC_DEALS = 200
 
 
@@ -68,7 +68,7 @@ class StudyTest:
     intervention: str
     field: tuple[str, ...] = ()
     max_deals: int = DEFAULT_STUDY_DEALS
-    stages: int = DEFAULT_STAGES
+    stages: int = STAGES.default
 
 
 @dataclass(frozen=True)
@@ -162,8 +162,7 @@ def parse_claim(item: Any) -> Claim:
     if (not isinstance(players, list) or not players or len(set(map(str, players))) < len(players)
             or any(isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 4 for n in players)):
         raise ConfigError(f"players: must be a list of distinct player counts from 2 to 4, not {shown(players)}")
-    if item["metric"] not in ("points", "win"):
-        raise ConfigError(f"metric: must be points or win, not {shown(item['metric'])}")
+    METRIC.value(item["metric"])
     try:
         expect = Region.parse(item["expect"])
     except ValueError as exc:
@@ -203,12 +202,6 @@ def _spec(spec: Any, where: str, players: tuple[int, ...]) -> str:
     return spec
 
 
-def _whole(value: Any, where: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise ConfigError(f"{where}: must be a whole number of at least {low}, not {shown(value)}")
-    return value
-
-
 def _study(data: Any, players: tuple[int, ...]) -> StudyTest:
     data = section(data, "study", STUDY_KEYS)
     for key in ("bot", "intervention"):
@@ -228,8 +221,8 @@ def _study(data: Any, players: tuple[int, ...]) -> StudyTest:
     if not isinstance(opponents, list):
         raise ConfigError(f"study.field: must be a list of bot specs, not {shown(opponents)}")
     opponents = tuple(_spec(s, f"study.field[{i}]", players) for i, s in enumerate(opponents))
-    stages = _whole(data.get("stages", DEFAULT_STAGES), "study.stages", 1)
-    deals = _whole(data.get("max_deals", DEFAULT_STUDY_DEALS), "study.max_deals", 2 * stages)
+    stages = STAGES.read(data, "study.stages")
+    deals = check_int(data.get("max_deals", DEFAULT_STUDY_DEALS), "study.max_deals", 2 * stages)
     return StudyTest(bot, intervention, opponents, deals, stages)
 
 
@@ -250,7 +243,7 @@ def _statistic(data: Any, players: tuple[int, ...], metric: str) -> StatisticTes
                           f"only, not players {shown(list(players))}")
     if name == "upset-rate" and len(bots) != 2:
         raise ConfigError("statistic.bots: upset-rate compares two bots at 2 players: give both specs")
-    deals = _whole(data.get("deals", DEFAULT_STATISTIC_DEALS), "statistic.deals", 2)
+    deals = check_int(data.get("deals", DEFAULT_STATISTIC_DEALS), "statistic.deals", 2)
     return StatisticTest(name, bot, bots, deals)
 
 

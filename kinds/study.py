@@ -16,9 +16,9 @@ that plays it. ``analysis.studies`` pairs them. Method and findings: docs/studie
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,16 +27,16 @@ from analysis.sequential import Design, Region, stop_look
 from bots import make_bot
 from bots.intervention import parse_intervention
 from bots.spec import format_bot_spec, parse_bot_spec
+from engine.errors import shown
 from records.names import CONFIG_FILE, STUDY_FILE
 from records.store import RunStore
-
-from engine.errors import shown
-
 from tournament.config import BotEntry, LeagueConfig, MlflowSettings, RaySettings
 from tournament.errors import ConfigError
-from tournament.settings import DEALS, MLFLOW, NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Settings
+from tournament.fields import check_finite
 from tournament.runner import LeagueProgress, LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
+from tournament.settings import (DEALS, MLFLOW, NAME, OUT, PLAYERS, SEED, VARIANT, WORKERS, Field, Settings, optional,
+                                 whole)
 from tournament.stages import OneStage
 
 from .base import RunKind, command_line, load_settings_file, out_and_name, register
@@ -45,6 +45,33 @@ CONTROL = "control"  # games.intervention of a control game
 KEYS = ("name", "bot", "interventions", "players", "variant", "deals", "seats", "field", "seed",
         "out", "workers", "mlflow", "expect", "metric", "stages", "width")
 SEQUENTIAL = ("metric", "stages", "width")  # set only with expect (a study that stops when the answer is known)
+
+
+def _region(value: Any, where: str) -> str:
+    try:
+        Region.parse(value)
+    except ValueError as exc:
+        raise ConfigError.of(where, str(exc)) from None
+    return value
+
+
+def _metric(value: Any, where: str) -> str:
+    if value not in ("points", "win"):
+        raise ConfigError.of(where, f"must be points or win, not {shown(value)}")
+    return value
+
+
+def _above_zero(value: Any, where: str) -> float:
+    if not check_finite(value, where) > 0:
+        raise ConfigError.of(where, f"must be a number above 0, not {shown(value)}")
+    return value
+
+
+# A sequential study's own settings (analysis/sequential.py; those every kind shares: tournament/settings.py)
+EXPECT = Field("expect", optional(_region), None)
+METRIC = Field("metric", _metric, "points")  # the effect the stopping rule reads (analysis.studies.METRICS)
+STAGES = Field("stages", whole(1), 5)
+WIDTH = Field("width", optional(_above_zero), None)
 
 
 @dataclass(frozen=True)
@@ -68,10 +95,10 @@ class StudyConfig(Settings):
     # a study that stops when the answer is known (analysis/sequential.py): the claim's region in the
     # metric's unit ("> X", "< X", "within X"); deals is then the most it plays, in ``stages`` looks;
     # ``width``: stop too once the stopping rule's interval is this narrow
-    expect: str | None = None
-    metric: str = "points"
-    stages: int = 5
-    width: float | None = None
+    expect: str | None = EXPECT.attr()
+    metric: str = METRIC.attr()
+    stages: int = STAGES.attr()
+    width: float | None = WIDTH.attr()
     labels: tuple[str, ...] = dataclasses.field(init=False, default=())
 
     def __post_init__(self):
@@ -113,25 +140,15 @@ class StudyConfig(Settings):
         self._check_sequential()
 
     def _check_sequential(self) -> None:
+        """The declared fields are checked (``check_fields``); what ties them together here."""
         if self.expect is None:
-            for key, default in (("metric", "points"), ("stages", 5), ("width", None)):
-                if getattr(self, key) != default:
+            declared = self.declared()
+            for key in SEQUENTIAL:
+                if getattr(self, key) != declared[key].default:
                     raise ConfigError(f"{key}: only a study that stops when the answer is known reads it; "
                                       "give expect too (docs/studies.md)")
-            return
-        try:
-            Region.parse(self.expect)
-        except ValueError as exc:
-            raise ConfigError(f"expect: {exc}") from None
-        if self.metric not in ("points", "win"):
-            raise ConfigError(f"metric: must be points or win, not {shown(self.metric)}")
-        if isinstance(self.stages, bool) or not isinstance(self.stages, int) or self.stages < 1:
-            raise ConfigError(f"stages: must be a whole number of at least 1, not {shown(self.stages)}")
-        if self.deals < 2 * self.stages:
+        elif self.deals < 2 * self.stages:
             raise ConfigError(f"deals: {self.stages} stages need at least {2 * self.stages} deals, not {self.deals}")
-        if self.width is not None and (isinstance(self.width, bool) or not isinstance(self.width, (int, float))
-                                       or not self.width > 0):
-            raise ConfigError(f"width: must be a number above 0, not {shown(self.width)}")
 
     @property
     def design(self) -> Design | None:
