@@ -13,8 +13,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from .sequential import Region
-
-Z95 = 1.959963984540054
+from .stats import Z95
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,8 @@ def changed_verdicts(before: list[dict], now: list[dict]) -> list[dict]:
         o, n = old.get(key), new.get(key)
         if o is None or n is None or o.get("verdict") != n.get("verdict"):
             out.append({"id": key[0], "players": key[1],
-                        "before": None if o is None else o.get("verdict"), "now": None if n is None else n.get("verdict"),
+                        "before": None if o is None else o.get("verdict"),
+                        "now": None if n is None else n.get("verdict"),
                         "effect_before": None if o is None else o.get("effect"),
                         "effect_now": None if n is None else n.get("effect")})
     return out

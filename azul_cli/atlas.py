@@ -4,7 +4,6 @@ draws the progress line and the verdicts.
 """
 from __future__ import annotations
 
-import math
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -12,17 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from .common import (
-    FreshOpt,
-    OutOpt,
-    QuietOpt,
-    RunNameOpt,
-    WorkersOpt,
-    fail,
-    os_error_message,
-    print_json,
-    print_table,
-)
+from .common import FreshOpt, OutOpt, QuietOpt, RunNameOpt, WorkersOpt, fail, os_error_message, print_json, print_table
 from .progress import StatusLine
 
 
@@ -87,18 +76,16 @@ def _table(console: Console, atlas: dict) -> None:
     from rich import box
     from rich.table import Table
 
+    from present.atlas_page import signed
+
     table = Table(box=box.SIMPLE_HEAD, title=f"atlas {atlas['name']}: each claim's verdict by its 95% interval")
     for column in ("claim", "players", "metric", "expect", "effect", "95%", "games", "verdict"):
         table.add_column(column, justify="left" if column in ("claim", "metric", "expect", "verdict") else "right")
     expects = {c["id"]: c["expect"] for c in atlas["claims"]}
     for r in atlas["rows"]:
-        table.add_row(r["id"], r["players"], r["metric"], expects[r["id"]], _num(r["effect"]),
-                      f"{_num(r['low'])} .. {_num(r['high'])}", f"{r['games']:,}", r["verdict"])
+        table.add_row(r["id"], r["players"], r["metric"], expects[r["id"]], signed(r["effect"], 3),
+                      f"{signed(r['low'], 3)} .. {signed(r['high'], 3)}", f"{r['games']:,}", r["verdict"])
     print_table(table, console)
     for change in atlas.get("changed") or []:
         console.print(f"changed since {atlas['compared_with']}: {change['id']} at {change['players']} players: "
                       f"{change['before']} -> {change['now']}", soft_wrap=True)
-
-
-def _num(x) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:+.3f}"

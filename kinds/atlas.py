@@ -25,42 +25,17 @@ from typing import Any
 
 import yaml
 
-from analysis.atlas import (
-    Measured,
-    changed_verdicts,
-    compared,
-    measured,
-    statistic_value,
-)
+from analysis.atlas import Measured, changed_verdicts, compared, measured, statistic_value
 from engine import __version__ as ENGINE_VERSION
-from records.folder import (
-    RunInUse,
-    new_run_id,
-    run_id_of,
-    run_kind,
-    save_run_id,
-    saved_models,
-)
+from present.strict_json import dumps
+from records.folder import RunInUse, new_run_id, run_id_of, run_kind, save_run_id, saved_models
 from records.names import ATLAS_FILE, ATLAS_HTML, ATLAS_JSON, CLAIMS_FOLDER, RUN_FILE
 from records.store import RunStore, open_root
-from tournament.config import (
-    BotEntry,
-    LeagueConfig,
-    MlflowSettings,
-    bot_seed,
-    league_config,
-)
+from tournament.config import BotEntry, LeagueConfig, MlflowSettings, bot_seed, league_config
 from tournament.errors import ConfigError, LeagueError
 from tournament.runner import LeagueProgress, run_league
 
-from .atlas_config import (
-    AtlasConfig,
-    Claim,
-    StatisticTest,
-    StudyTest,
-    claims_data,
-    parse_atlas,
-)
+from .atlas_config import AtlasConfig, Claim, StatisticTest, StudyTest, claims_data, parse_atlas
 from .base import RunKind, StatusDetail, register, settings_command
 from .study import StudyConfig, run_study
 
@@ -245,16 +220,9 @@ def _write(c: AtlasConfig, store: RunStore, claims: list[dict], complete: bool, 
              "changed": None if before is None else changed_verdicts(before, rows),
              "compared_with": None if compare_with is None else str(compare_with),
              "claims": claims, "rows": rows}
-    store.write_text(ATLAS_JSON, json.dumps(_finite(atlas), indent=2) + "\n")
+    store.write_text(ATLAS_JSON, dumps(atlas) + "\n")  # strict: NaN and infinities as null
     store.write_text(ATLAS_HTML, atlas_html(atlas))
     return atlas
-
-
-def _finite(value):
-    """NaN and infinities as null (strict JSON)."""
-    from present.strict_json import strict
-
-    return strict(value)
 
 
 class AtlasDetail(StatusDetail):
