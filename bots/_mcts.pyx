@@ -17,6 +17,7 @@ seat that moved into it, so that the parent's seat to move picks its child by it
 from libc.math cimport log, sqrt
 from libc.stdint cimport uint8_t, uint16_t, int32_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT, FLOOR,
@@ -158,6 +159,8 @@ cdef class Search:
     cdef Evaluator evaluator
     cdef int root_moves[MAX_MOVES]
     cdef int n_root_moves    # the root's children when restricted (run's allowed), else -1
+    cdef double root_bias[TILING_BASE + 25]   # run's root_bias by move code, when biased
+    cdef bint biased
     cdef public long long iterations_done
 
     def __cinit__(self, int max_nodes=1 << 23):
@@ -178,7 +181,8 @@ cdef class Search:
 
     # ------------------------------------------------------------ the entry point from Python
     def run(self, state, seed, long long iterations, double seconds, double exploration,
-            str rollout, str cutoff, Evaluator evaluator not None, allowed=None, str prune="none"):
+            str rollout, str cutoff, Evaluator evaluator not None, allowed=None, str prune="none",
+            root_bias=None):
         """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap).
 
         ``rollout`` and ``cutoff``: names in ROLLOUTS and CUTOFFS; ``evaluator`` values the
@@ -189,7 +193,11 @@ cdef class Search:
         move (the same tree and generator stream as every allowed).
 
         ``prune``: a name in PRUNES; "floor" leaves out of every node's children (the root's
-        too, unless ``allowed`` says them) the drafts to the floor that ``prune_floor`` drops."""
+        too, unless ``allowed`` says them) the drafts to the floor that ``prune_floor`` drops.
+
+        ``root_bias``: {move code: value} added to a root child's mean wherever the search
+        selects among the root's children (a plan intervention's bias, in the value's units; the
+        rollouts and the tree below do not see it). All 0: the same search as none."""
         cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
@@ -197,6 +205,13 @@ cdef class Search:
         if allowed is not None:
             self.n_root_moves = keep_allowed(self.root_moves, gen_moves(&core.s, self.root_moves),
                                              allowed)
+        self.biased = root_bias is not None
+        if self.biased:
+            memset(self.root_bias, 0, sizeof(self.root_bias))
+            for code, bias in root_bias.items():
+                if not 0 <= code < TILING_BASE + 25:
+                    raise ValueError(f"mcts: root_bias for move code {code}, not a move")
+                self.root_bias[<int>code] = bias
         self.root = core.s                   # a copy: the shown state is never touched
         self.exploration = exploration
         self.prune = PRUNES[prune]
@@ -239,7 +254,7 @@ cdef class Search:
                         break
                     if not self.expand(idx, &st):
                         break
-                child = self.select(idx)
+                child = self.select_root() if idx == 0 and self.biased else self.select(idx)
                 seats[depth + 1] = st.to_move
                 apply_move(&st, self.nodes[child].move)
                 depth += 1
@@ -322,6 +337,25 @@ cdef class Search:
             if v < TABLE and ch.value * INV[v] + bonus * ISQRT[v] < best_score - 1e-9:
                 continue
             score = ch.value / v + self.exploration * sqrt(logn / v)
+            if score > best_score:
+                best_score = score
+                best = first + i
+        return best
+
+    cdef int32_t select_root(self) noexcept nogil:
+        """select at the root, each child's root_bias added to its mean (exact scores: with every
+        bias 0, select's choice)."""
+        cdef Node* nd = &self.nodes[0]
+        cdef Node* ch
+        cdef int32_t first = nd.first_child, best = first
+        cdef int i
+        cdef double logn = log(<double>nd.visits if nd.visits else 1.0)
+        cdef double score, best_score = -1e300
+        for i in range(nd.n_children):
+            ch = &self.nodes[first + i]
+            if ch.visits == 0:
+                return first + i
+            score = ch.value / ch.visits + self.root_bias[ch.move] + self.exploration * sqrt(logn / ch.visits)
             if score > best_score:
                 best_score = score
                 best = first + i

@@ -14,6 +14,13 @@ cdef struct Weights:
     double denial        # weight on the best opponent's value (1: pure difference)
     double reply         # weight on the next player's best immediate (greedy) reply value
 
+cdef struct Plan:
+    # A plan intervention's weights (bots/intervention.py; docs/bots.md, "Plans"), in points.
+    double colours       # per tile towards a colour set, as plan_potential counts tiles
+    double columns       # per tile towards a column
+    double rows          # per tile towards a row
+    double deny          # per point of greedy value the move takes from the next seat's best draft
+
 cdef int greedy_move(const State* s, Rng* rng) noexcept nogil
 cdef int heuristic_move(const State* s, Rng* rng, const Weights* w) noexcept nogil
 cdef int greedy_pick(const State* s, Rng* rng, const int* moves, int n) noexcept nogil
@@ -22,3 +29,6 @@ cdef int heuristic_pick(const State* s, Rng* rng, const Weights* w, const int* m
 cdef int keep_allowed(int* moves, int n, allowed) except -1
 cdef double evaluate(const State* s, int seat, const Weights* w) noexcept nogil
 cdef void default_weights(Weights* w) noexcept nogil
+cdef double plan_bias(const State* s, int code, const Plan* plan) noexcept nogil
+cdef int planned_pick(const State* s, Rng* rng, bint greedy, const Weights* w, const Plan* plan,
+                      const int* moves, int n) noexcept nogil

@@ -322,6 +322,89 @@ cdef void default_weights(Weights* w) noexcept nogil:
     w.denial = 1.0
     w.reply = 1.25
 
+# ---------------------------------------------------------------- plans (bots/intervention.py)
+# A plan intervention adds to each move's value, where greedy and heuristic rank their moves (and
+# MCTS at its root), a bias in points: the change the move makes to the mover's plan_potential,
+# plus deny x the greedy value it takes from the next seat's best draft (docs/bots.md, "Plans").
+
+cdef double plan_potential(const State* s, int p, const Plan* plan) noexcept nogil:
+    """Seat p's progress towards the bonuses, in points. For each row, column and colour, t is
+    the wall tiles towards it once this round's complete lines are tiled, plus each partly filled
+    line's share (count / length) towards its own row, column and colour; each counts
+    weight x t * t / 5, so a complete bonus counts 5 x weight and a bonus's later tiles more
+    than its first (the 5th tile 9/5 x weight, the 1st 1/5)."""
+    cdef const Board* b = &s.boards[p]
+    cdef Board w
+    cdef double rows[5]
+    cdef double cols[5]
+    cdef double colours[5]
+    cdef double f, v = 0
+    cdef int i, k, c, col
+    project(b, s.gray, &w)
+    for i in range(5):
+        rows[i] = POP(w.row_mask[i])
+        cols[i] = POP(w.col_mask[i])
+        colours[i] = w.colour_count[i]
+    for k in range(5):
+        if 0 < b.line_count[k] < k + 1:
+            c = b.line_colour[k]
+            col = line_column(&w, s.gray, k, c)
+            if col >= 0:
+                f = b.line_count[k] / (k + 1.0)
+                rows[k] += f
+                cols[col] += f
+                colours[c] += f
+    for i in range(5):
+        v += plan.rows * rows[i] * rows[i] + plan.columns * cols[i] * cols[i] + plan.colours * colours[i] * colours[i]
+    return v / 5
+
+cdef double next_best(const State* s, int mover) noexcept nogil:
+    """The best greedy value of a draft for the seat after ``mover`` in s, as if it moved now (0
+    when the draft is over)."""
+    cdef State t
+    if s.phase != DRAFT:
+        return 0
+    memcpy(&t, s, sizeof(State))
+    t.to_move = (mover + 1) % s.players
+    return best_draft(&t)
+
+cdef double plan_bias(const State* s, int code, const Plan* plan) noexcept nogil:
+    """The plan's bias of move ``code`` for the seat to move, in points: the change in its
+    plan_potential, plus deny x (the next seat's best draft value before the move minus after)."""
+    cdef State t
+    cdef int me = s.to_move
+    cdef double v = 0
+    memcpy(&t, s, sizeof(State))
+    apply_move(&t, code)
+    if plan.colours != 0 or plan.columns != 0 or plan.rows != 0:
+        v = plan_potential(&t, me, plan) - plan_potential(s, me, plan)
+    if plan.deny != 0 and s.phase == DRAFT:
+        v += plan.deny * (next_best(s, me) - next_best(&t, me))
+    return v
+
+cdef int planned_pick(const State* s, Rng* rng, bint greedy, const Weights* w, const Plan* plan,
+                      const int* moves, int n) noexcept nogil:
+    """greedy_pick's (``greedy``) or heuristic_pick's choice among ``moves[:n]`` with each move's
+    plan_bias added to its value (both are points), ties broken as each breaks them: with every
+    weight 0, the same choice and generator draws."""
+    cdef int i, placed = 0, best_placed = -1, choice = -1, ties = 0
+    cdef double v, best = -1e300
+    cdef Drafts x
+    drafts_init(&x, s)
+    for i in range(n):
+        if greedy:
+            v = greedy_value(&x, moves[i], &placed)
+        else:
+            v = move_value(s, moves[i], w)
+        v += plan_bias(s, moves[i], plan)
+        if v > best + EPS or (v > best - EPS and placed > best_placed):
+            best, best_placed, choice, ties = v, placed, moves[i], 1
+        elif v > best - EPS and placed == best_placed:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                choice = moves[i]
+    return choice
+
 # ---------------------------------------------------------------- Python entry points
 
 cdef int keep_allowed(int* moves, int n, allowed) except -1:
@@ -377,20 +460,27 @@ cdef class Policy:
     def weights(self):
         return dict(self.w)
 
-    def choose(self, state, allowed=None):
+    def choose(self, state, allowed=None, plan=None):
         """The chosen move's code for the seat to move of a GameState, which is only read.
 
         ``allowed``: move codes; the policy then chooses as itself among the legal moves in it
         (a ValueError when none is legal). None: among every legal move (the same choice and
-        generator stream as every allowed)."""
+        generator stream as every allowed). ``plan``: a plan intervention's weights (colours,
+        columns, rows, deny) in points, each move's plan bias added to its value."""
         cdef Core core = state._core
         cdef int moves[MAX_MOVES]
         cdef int n, code
+        cdef Plan p
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("no move to choose: the position is not in phase draft or tiling")
         n = gen_moves(&core.s, moves)
         if allowed is not None:
             n = keep_allowed(moves, n, allowed)
+        if plan is not None:
+            p = plan_of(plan)
+            with nogil:
+                code = planned_pick(&core.s, &self.rng, self.greedy, &self.w, &p, moves, n)
+            return code
         with nogil:
             if self.greedy:
                 code = greedy_pick(&core.s, &self.rng, moves, n)
@@ -415,3 +505,20 @@ cdef class Policy:
         if not 0 <= seat < core.s.players:
             raise ValueError(f"seat must be 0..{core.s.players - 1}, not {seat}")
         return evaluate(&core.s, seat, &self.w)
+
+
+cdef Plan plan_of(weights) except *:
+    """A Plan from (colours, columns, rows, deny)."""
+    cdef Plan p
+    p.colours, p.columns, p.rows, p.deny = [float(x) for x in weights]
+    return p
+
+
+def plan_biases(state, weights):
+    """{code: plan bias in points} of every legal move of a GameState, for the seat to move, under
+    a plan's weights (colours, columns, rows, deny): what a plan adds to each move's value."""
+    cdef Core core = state._core
+    cdef int moves[MAX_MOVES]
+    cdef int n = gen_moves(&core.s, moves)
+    cdef Plan p = plan_of(weights)
+    return {moves[i]: plan_bias(&core.s, moves[i], &p) for i in range(n)}

@@ -92,3 +92,10 @@ class Bot:
         intervention (bots/intervention.py) asks of its base bot. Bots that cannot be
         constrained raise a ValueError that says so."""
         raise ValueError(f"{self.type_name}: this bot cannot be constrained to a set of moves")
+
+    def choose_planned(self, state: GameState, plan: tuple[float, float, float, float]) -> Move:
+        """The move the bot chooses with a plan intervention's bias (bots/intervention.py: the
+        weights colours, columns, rows, deny, in points) added where it ranks its moves. A bot
+        that ranks no moves cannot take a plan; ``Bot.choose_planned`` itself says so."""
+        raise ValueError(f"{self.type_name}: this bot ranks no moves, so a plan (colours, columns, rows, "
+                         "deny) cannot bias it")

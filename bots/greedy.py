@@ -31,6 +31,9 @@ class GreedyBot(Bot):
     def choose_among(self, state: GameState, allowed: list[Move]) -> Move:
         return MOVES[self._policy.choose(state, [m.code for m in allowed])]
 
+    def choose_planned(self, state: GameState, plan: tuple[float, float, float, float]) -> Move:
+        return MOVES[self._policy.choose(state, plan=plan)]
+
     def compiled_form(self) -> CompiledForm:
         """Played in C: its policy, ``greedy_pick``."""
         return CompiledForm("greedy")

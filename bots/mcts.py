@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from engine import GameState, Move
 from engine.notation import MOVES
 
-from . import _evaluators, _mcts
+from . import _evaluators, _mcts, _policies
 from .base import Bot, CompiledForm
 from .heuristic import ColourSet, Column, Later, Line, Marker, Row
 from .registry import Param, bot_parameters, changed_parameters, check_params, declared, register, register_preset
@@ -161,6 +161,20 @@ class MCTSBot(Bot):
             return allowed[0]
         return MOVES[self._run(state, None, [m.code for m in allowed]).best_move()]
 
+    def choose_planned(self, state: GameState, plan: tuple[float, float, float, float]) -> Move:
+        """The most visited move of a search whose root adds each move's plan bias, in points,
+        times ``points_value`` to its child's mean (docs/bots.md, "Plans"); rollouts do not see it."""
+        scale = self.points_value()
+        bias = {code: points * scale for code, points in _policies.plan_biases(state, plan).items()}
+        return MOVES[self._run(state, None, None, bias).best_move()]
+
+    def points_value(self) -> float:
+        """One point of final score in the search's value units: the heuristic evaluator's pairwise
+        share sigmoid(margin / value_scale) rises by 1 / (4 value_scale) a point at an even
+        position; the learned value and the score evaluator take the same slope at the default
+        scale 8 (1/32 a point)."""
+        return 1 / (4 * (self.value_scale if self.evaluator == "heuristic" else 8.0))
+
     def compiled_form(self) -> CompiledForm:
         """The compiled league loop asks ``act`` once per move (its search runs in C)."""
         return CompiledForm("callback")
@@ -175,7 +189,8 @@ class MCTSBot(Bot):
         return [{"move": str(MOVES[rows[i][0]]), "visits": int(rows[i][1]), "value": float(rows[i][2]),
                  "pv": [str(MOVES[c]) for c in rows[i][3]]} for i in order]
 
-    def _run(self, state: GameState, iterations: int | None, allowed: list[int] | None = None):
+    def _run(self, state: GameState, iterations: int | None, allowed: list[int] | None = None,
+             root_bias: dict[int, float] | None = None):
         if not isinstance(state, GameState):
             raise ValueError(f"mcts: expected a GameState, not {type(state).__name__}")
         if state.phase not in ("draft", "tiling"):
@@ -200,7 +215,7 @@ class MCTSBot(Bot):
         if seconds is not None:
             budget = 1 << 62
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
-                         self.rollout, self.cutoff, self._evaluator, allowed, self.prune)
+                         self.rollout, self.cutoff, self._evaluator, allowed, self.prune, root_bias)
         return self._search
 
 

@@ -110,7 +110,7 @@ def test_the_loops_seeds_are_the_schedulers():
 @pytest.mark.parametrize("change", [
     {"time_limit": 1.0}, {"python_referee": True},
     {"bots": [{"name": "a", "type": "greedy", "time_limit": 2.0}, "random"]},
-    {"bots": ["random", {"name": "m", "type": "greedy", "params": {"marker": "take"}}]},
+    {"bots": ["random", {"name": "m", "type": "greedy", "params": {"opening": "floor"}}]},  # remembers its moves
 ])
 def test_the_python_referee_plays_what_the_compiled_loop_cannot(tmp_path, change):
     data = league(tmp_path, ["greedy", "random"])

@@ -4,7 +4,7 @@ A bot class says how the compiled loop plays it (``Bot.compiled_form``: one of t
 ``KINDS``, or none). ``compiled_plan(config)`` is the plan for a config whose games can all be
 played by the compiled loop, and ``why_python_referee(config)`` says, a line per seat (config
 bot) or setting, why the Python referee must play them instead: a bot class with no compiled
-form (an external program, a wrapper such as an intervention, any other), a ``time_limit``
+form (an external program, an intervention that remembers its moves (``opening``), any other), a ``time_limit``
 (only the referee times moves), or ``python_referee: true``. ``play_compiled`` then plays a
 batch and builds the four Arrow tables from column arrays: per-move strings (``move``,
 ``source``, ``color``, ``bot``, ``game_id``) are dictionary columns over small lookup arrays
@@ -118,9 +118,10 @@ def _form(entry, make: Callable | None = None) -> tuple[CompiledForm | None, Cal
         return None, None, f"its class {cls.__module__}:{cls.__qualname__} declares no compiled form"
     make = make or bot_maker(entry.type, entry.params)
     proto = make(0)
-    if type(proto) is not cls:  # a wrapper its spec asked for (bots.registry.register_wrapper)
-        return None, None, f"a wrapper (an intervention) around its {entry.type} bot has no compiled form"
     form = proto.compiled_form()
+    if type(proto) is not cls and (form is None or form.kind != "callback"):
+        # a wrapper its spec asked for (bots.registry.register_wrapper): asked in Python or not at all
+        return None, None, f"a wrapper (an intervention) around its {entry.type} bot has no compiled form"
     if form is None:
         return None, None, (f"its class {cls.__module__}:{cls.__qualname__} has no compiled form for "
                             "these parameters")
