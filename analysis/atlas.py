@@ -52,9 +52,9 @@ def statistic_value(luck: dict, name: str, metric: str) -> tuple[float, float, f
         fm = luck["first_mover"]
         key = "win" if metric == "win" else "score"
         return fm[f"{key}_edge"], fm[f"{key}_low"], fm[f"{key}_high"]
-    if name in ("deal-share", "seat-share", "bot-share"):
+    if name in ("deal-share", "seat-share", "bot-share", "seat-less-deal"):
         outcome = "wins" if metric == "win" else "points"
-        component = name.split("-")[0]
+        component = "seat - deal" if name == "seat-less-deal" else name.split("-")[0]
         for share in luck["shares"]:
             if share["outcome"] == outcome and share["component"] == component:
                 return share["share"], share["low"], share["high"]
@@ -64,6 +64,11 @@ def statistic_value(luck: dict, name: str, metric: str) -> tuple[float, float, f
         if len(upsets) != 1:
             raise ValueError(f"upset-rate reads a league of two bots, not of {len(upsets) + 1} pairs' worth")
         return upsets[0]["upset_rate"], upsets[0]["low"], upsets[0]["high"]
+    if name == "sweep-rate":
+        upsets = luck["upsets"]
+        if len(upsets) != 1:
+            raise ValueError(f"sweep-rate reads a league of two bots, not of {len(upsets) + 1} pairs' worth")
+        return upsets[0]["sweep_rate"], upsets[0]["sweep_low"], upsets[0]["sweep_high"]
     raise ValueError(f"unknown statistic {name!r}")
 
 

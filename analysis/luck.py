@@ -39,6 +39,7 @@ from .stats import (
 RESAMPLES = 200  # deal-bootstrap resamples of the shares' intervals
 SEED = 0
 COMPONENTS = ("deal", "seat", "bot", "rest")
+SEAT_LESS_DEAL = "seat - deal"  # a contrast the shares table carries after the components
 OUTCOMES = {"points": "score", "wins": "points"}  # the outcome's name -> its column of ``outcomes``
 NEEDS = "needs every seating of shared deals"
 
@@ -50,8 +51,11 @@ MEANING = {  # one sentence per number, as the table and the report say it
     "bot": "bot: the share that who is playing decides (skill).",
     "rest": "rest: the share left to the play's own randomness, a deal's favour of one seat and "
             "interactions (what replaying the same deal and seating could change).",
+    "seat - deal": "seat - deal: the seat's share less the deal's, with its own interval (above 0: "
+                   "which seat you got swings more than which bag you drew).",
     "upsets": "upset rate: the share of the deals a pair of bots both played on which the weaker "
-              "(by win rate) finished ahead of the stronger in every game of the deal.",
+              "(by win rate) finished ahead of the stronger in every game of the deal; stronger swept: "
+              "the share on which the stronger finished ahead in every game.",
     "first_mover": "first mover's edge: the first mover's win rate minus the fair share 1/players "
                    "(and its score minus its table's mean score).",
 }
@@ -66,7 +70,7 @@ class LuckTable:
     bots: list[str]
     refused: str | None = None
     shares: pl.DataFrame | None = None  # outcome, component, share, low, high
-    upsets: pl.DataFrame | None = None  # weaker, stronger, deals, upsets, upset_rate, low, high, sweeps, sweep_rate
+    upsets: pl.DataFrame | None = None  # weaker, stronger, deals, upsets, upset_rate, low, high, sweeps, sweep_*
     first_mover: dict = field(default_factory=dict)
     resamples: int = RESAMPLES
     seed: int = SEED
@@ -215,7 +219,9 @@ def components(agg: np.ndarray, where: dict[str, slice]) -> np.ndarray:
 def shares(f: pl.DataFrame, players: int, resamples: int = RESAMPLES, seed: int = SEED) -> pl.DataFrame:
     """Per outcome (points, wins) and component (deal, seat, bot, rest): ``share`` of the
     outcome's variance with its 95% deal-bootstrap interval (``low``, ``high``: the percentile
-    interval of ``resamples`` resamples of whole deals; NaN with none) and ``variance``."""
+    interval of ``resamples`` resamples of whole deals; NaN with none) and ``variance``; then
+    the contrast ``seat - deal`` (the seat's share less the deal's, its interval from the same
+    resamples)."""
     built = [_features(_per_deal(f, column, players)) for column in OUTCOMES.values()]
     feats = np.concatenate([b[0] for b in built], axis=1)  # one product for both outcomes
     width = built[0][0].shape[1]
@@ -225,10 +231,13 @@ def shares(f: pl.DataFrame, players: int, resamples: int = RESAMPLES, seed: int 
         part = slice(i * width, (i + 1) * width)
         est = components(own.sum(axis=0), where)
         samples = np.array([b[:4] / b[4] for b in (components(row[part], where) for row in boot)])
-        low, high = percentile_interval(samples.reshape(-1, 4), 0.95)
+        samples = np.column_stack([samples.reshape(-1, 4), samples.reshape(-1, 4)[:, 1] - samples.reshape(-1, 4)[:, 0]])
+        low, high = percentile_interval(samples, 0.95)
         for j, name in enumerate(COMPONENTS):
             rows.append({"outcome": outcome, "component": name, "share": est[j] / est[4],
                          "low": low[j], "high": high[j], "variance": est[j]})
+        rows.append({"outcome": outcome, "component": SEAT_LESS_DEAL, "share": (est[1] - est[0]) / est[4],
+                     "low": low[4], "high": high[4], "variance": est[1] - est[0]})
     return pl.DataFrame(rows)
 
 
@@ -237,7 +246,8 @@ def upsets(f: pl.DataFrame) -> pl.DataFrame:
     """Per pair of bots that met on a deal, weaker first (the lower win rate at this player count,
     then the name): ``deals`` they both played, ``upsets`` (the weaker finished ahead of the
     stronger in every game of the deal), ``upset_rate`` with its Wilson ``low``/``high`` over
-    deals, ``sweeps`` and ``sweep_rate`` (the stronger ahead in every game)."""
+    deals, ``sweeps`` and ``sweep_rate`` (the stronger ahead in every game) with its own
+    (``sweep_low``, ``sweep_high``)."""
     rate = f.group_by("bot").agg(pl.col("points").mean().alias("rate"))
     order = {b: i for i, b in enumerate(rate.sort(["rate", "bot"], descending=[False, False])["bot"])}
     seats = f.select("game", "deal_key", "bot", "rank").with_columns(
@@ -251,11 +261,12 @@ def upsets(f: pl.DataFrame) -> pl.DataFrame:
         pl.len().alias("deals"), pl.col("upset").sum().alias("upsets"), pl.col("sweep").sum().alias("sweeps"))
     return (table.with_columns((pl.col("upsets") / pl.col("deals")).alias("upset_rate"),
                                *wilson_exprs("upsets", "deals"),
-                               (pl.col("sweeps") / pl.col("deals")).alias("sweep_rate"))
+                               (pl.col("sweeps") / pl.col("deals")).alias("sweep_rate"),
+                               *wilson_exprs("sweeps", "deals", prefix="sweep_"))
             .rename({"bot": "weaker", "bot_s": "stronger"})
             .sort("weaker", "stronger")
             .select("weaker", "stronger", "deals", "upsets", "upset_rate", "low", "high", "sweeps",
-                    "sweep_rate"))
+                    "sweep_rate", "sweep_low", "sweep_high"))
 
 
 def first_mover(f: pl.DataFrame, players: int) -> dict:

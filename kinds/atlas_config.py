@@ -53,7 +53,9 @@ STATISTICS = {
     "deal-share": "the share of the variance of the metric the deal decides for a player",
     "seat-share": "the share of the variance of the metric the seat decides",
     "bot-share": "the share of the variance of the metric who is playing decides (skill)",
+    "seat-less-deal": "the seat's share of the variance less the deal's (above 0: the seat swings more)",
     "upset-rate": "the share of deals on which the weaker of two bots is ahead in every game (win)",
+    "sweep-rate": "the share of deals on which the stronger of two bots is ahead in every game (win)",
 }
 DEFAULT_BOT = "mcts-{players}p:iterations=200"  # the strongest preset of each player count
 DEFAULT_STUDY_DEALS = 400
@@ -231,8 +233,8 @@ def _statistic(data: Any, players: tuple[int, ...], metric: str) -> StatisticTes
     name = data.get("name")
     if name not in STATISTICS:
         raise ConfigError(f"statistic.name: must be one of {', '.join(STATISTICS)}, not {shown(name)}")
-    if name == "upset-rate" and metric != "win":
-        raise ConfigError("metric: upset-rate counts deals won: its metric is win")
+    if name in ("upset-rate", "sweep-rate") and metric != "win":
+        raise ConfigError(f"metric: {name} counts deals won: its metric is win")
     bot = _spec(data.get("bot", DEFAULT_BOT), "statistic.bot", players)
     bots = data.get("bots", [])
     if not isinstance(bots, list) or (bots and len(bots) < 2):
@@ -241,8 +243,8 @@ def _statistic(data: Any, players: tuple[int, ...], metric: str) -> StatisticTes
     if bots and set(players) != {len(bots)}:
         raise ConfigError(f"statistic.bots: one spec a seat, so {len(bots)} bots play {len(bots)}-player tables "
                           f"only, not players {shown(list(players))}")
-    if name == "upset-rate" and len(bots) != 2:
-        raise ConfigError("statistic.bots: upset-rate compares two bots at 2 players: give both specs")
+    if name in ("upset-rate", "sweep-rate") and len(bots) != 2:
+        raise ConfigError(f"statistic.bots: {name} compares two bots at 2 players: give both specs")
     deals = check_int(data.get("deals", DEFAULT_STATISTIC_DEALS), "statistic.deals", 2)
     return StatisticTest(name, bot, bots, deals)
 

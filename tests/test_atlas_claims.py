@@ -103,6 +103,11 @@ def test_a_statistic_is_read_from_a_luck_block(luck):
     seat = statistic_value(luck, "seat-share", "points")
     assert seat[1] <= seat[0] <= seat[2] and seat[0] > 0
     assert statistic_value(luck, "upset-rate", "win")[0] == luck["upsets"][0]["upset_rate"]
+    sweep = statistic_value(luck, "sweep-rate", "win")
+    assert sweep[0] == luck["upsets"][0]["sweep_rate"] and sweep[1] < sweep[0] < sweep[2]
+    deal = statistic_value(luck, "deal-share", "points")
+    contrast = statistic_value(luck, "seat-less-deal", "points")
+    assert contrast[0] == pytest.approx(seat[0] - deal[0]) and contrast[1] < contrast[0] < contrast[2]
     with pytest.raises(ValueError, match="no luck-and-skill numbers: not seated"):
         statistic_value({**luck, "refused": "not seated every way"}, "seat-share", "points")
 

@@ -98,14 +98,16 @@ def test_the_decomposition_recovers_the_planted_shares(planted):
     assert table.refused is None and table.num_players == players
     shown = []
     for r in table.shares.iter_rows(named=True):
-        want = truth[r["outcome"]][r["component"]]
+        planted = truth[r["outcome"]]  # the contrast seat - deal: the planted seat less the planted deal
+        want = planted["seat"] - planted["deal"] if r["component"] == "seat - deal" else planted[r["component"]]
         shown.append(f"{players}p {r['outcome']} {r['component']}: planted {want:.3f}, "
                      f"estimated {r['share']:.3f} ({r['low']:.3f} .. {r['high']:.3f})")
         assert r["low"] <= want <= r["high"], shown[-1]
         assert r["high"] - r["low"] < 0.15, shown[-1]  # an interval that says something
     print("\n".join(shown))
     for outcome in ("points", "wins"):  # the four parts are the whole variance
-        assert table.shares.filter(outcome=outcome)["share"].sum() == pytest.approx(1.0)
+        parts = table.shares.filter(pl.col("outcome") == outcome, pl.col("component") != "seat - deal")
+        assert parts.height == 4 and parts["share"].sum() == pytest.approx(1.0)
     # the planted components are there: the deal and the bot matter, and beyond their noise
     points = {r["component"]: r for r in table.shares.filter(outcome="points").iter_rows(named=True)}
     assert points["deal"]["low"] > 0.15 and points["bot"]["low"] > 0.1 and points["seat"]["low"] > 0.0
@@ -196,14 +198,14 @@ def test_azul_standings_prints_the_block_and_json_has_the_key(real_run):
                  "upsets: the weaker ahead", "first mover's edge (2 players, 10 games of greedy, random)",
                  "deal: the share of the variance that the deal decides",
                  "bot: the share that who is playing decides (skill).",
-                 "upset rate: the share of the deals"):
+                 "upset rate: the share of the deals", "seat - deal ", "seat - deal: the seat's share less"):
         assert word in block, (word, block)
     doc = json.loads(runner.invoke(app, ["standings", str(real_run), "-f", "json"]).output)
     assert doc["what"] == "standings" and {r["bot"] for r in doc["rows"]} == {"random", "greedy"}
     (entry,) = doc["luck"]
     assert entry["num_players"] == 2 and entry["refused"] is None and entry["deals"] == 5
     assert {(s["outcome"], s["component"]) for s in entry["shares"]} == {
-        (o, c) for o in ("points", "wins") for c in ("deal", "seat", "bot", "rest")}
+        (o, c) for o in ("points", "wins") for c in ("deal", "seat", "bot", "rest", "seat - deal")}
     assert entry["upsets"][0]["weaker"] == "random" and entry["first_mover"]["games"] == 10
     other = json.loads(runner.invoke(app, ["standings", str(real_run), "-f", "json", "-w", "seats"]).output)
     assert "luck" not in other  # the other tables keep their shape
