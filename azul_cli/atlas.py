@@ -28,6 +28,9 @@ def atlas(file: Annotated[Path, typer.Argument(help="The claims file (YAML; atla
           compare_with: Annotated[Optional[str], typer.Option(
               "--compare-with", metavar="ATLAS_RUN", help="An earlier atlas over the same claims: say which "
               "verdicts changed.")] = None,
+          publish: Annotated[Optional[Path], typer.Option(
+              "--publish", metavar="DOCS", help="Once the atlas is complete, write DOCS/atlas.md from its atlas.json "
+              "and copy atlas.json and atlas.html into DOCS/atlas/ (the shipped atlas: --publish docs).")] = None,
           quiet: QuietOpt = False,
           format: Annotated[AtlasFormat, typer.Option("--format", "-f", help="table (for people) or json.")]
           = AtlasFormat.table) -> None:
@@ -39,6 +42,8 @@ def atlas(file: Annotated[Path, typer.Argument(help="The claims file (YAML; atla
 
     if resume and fresh:
         fail("--resume and --fresh: choose one")
+    if publish is not None and not publish.is_dir():
+        fail(f"--publish {publish}: no such folder (the docs folder the atlas's page goes to)")
     try:
         config = load_atlas(file, out=None if out is None else str(out), name=name, workers=workers)
     except AzulError as exc:
@@ -65,6 +70,14 @@ def atlas(file: Annotated[Path, typer.Argument(help="The claims file (YAML; atla
         typer.echo(f"stopped: {len(atlas['claims'])} of {len(config.claims)} claims tested; go on with: "
                    f"{atlas['command']}", err=True)
         raise typer.Exit(130)
+    if publish is not None:
+        from present.atlas_markdown import FOLDER, publish as write_pages
+
+        try:
+            page = write_pages(store_of(config), publish)
+        except (ValueError, OSError) as exc:
+            fail(f"--publish {publish}: {os_error_message(exc) if isinstance(exc, OSError) else exc}")
+        console.print(f"published: {page} and {page.parent / FOLDER}/", soft_wrap=True)
 
 
 def _progress_text(report) -> str:
