@@ -232,7 +232,8 @@ class AtlasDetail(StatusDetail):
         self.rows = rows
 
     def as_dict(self) -> dict[str, Any]:
-        return {"rows": self.rows}
+        """``verdicts``: the rows of atlas.json (the web's run page shows them, with the atlas's page)."""
+        return {"verdicts": self.rows}
 
     def lines(self, models: list[str]) -> list[str]:
         return [f"{r['id']} at {r['players']} players: {r['verdict']}, {r['metric']} {_num(r['effect'])} "

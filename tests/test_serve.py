@@ -338,3 +338,28 @@ def test_a_self_play_leagues_bot_shows_its_self_play_games(tree, tmp_path):
         assert data["ratings"] == [] and "<table id='ratings-2'>" not in page  # nothing to rate
         gate = api(base, "run/runs/tiny/gen-001/gate")  # bots against each other: no self-play column
         assert gate["self_play"] == {} and "self-play-note" not in get(f"{base}/run/runs/tiny/gen-001/gate")[1]
+
+
+def test_an_atlas_is_listed_with_its_verdicts_and_its_own_page(tmp_path):
+    """An atlas run beside the others: its claims' runs under it, its verdicts on its page, a link
+    to its atlas.html, which /atlas/<path> serves; a run with no atlas page there is a 404."""
+    claims = tmp_path / "claims.yaml"
+    claims.write_text("name: at\nclaims:\n  - {id: first-mover, claim: 'Going first <b>wins</b>', source: a forum, "
+                      "players: [2], metric: win, expect: '> 0', statistic: {name: first-mover, bot: greedy, "
+                      "deals: 10}}\n", encoding="utf-8")
+    invoke("atlas", claims, "--out", tmp_path / "runs", "--quiet")
+    run_league(parse_config(league(tmp_path / "runs", ["random", "greedy"], name="lg", deals=1)), progress=False)
+    written = (tmp_path / "runs" / "at" / "atlas.html").read_text()
+    with serving([tmp_path / "runs"], tmp_path / "played") as base:
+        rows = {r["url"]: r for r in api(base, "index")["runs"]}
+        assert rows["runs/at"]["kind"] == "atlas" and rows["runs/at/claim-runs/first-mover-2p"]["nested"]
+        data = api(base, "run/runs/at")
+        (verdict,) = data["detail"]["verdicts"]
+        assert verdict["id"] == "first-mover" and verdict["verdict"] in ("supported", "refuted", "undecided")
+        status, page = get(f"{base}/run/runs/at")
+        table = re.search(r"<table id='verdicts'>.*?<tbody>(.*?)</tbody>", page).group(1)
+        assert "first-mover" in table and f"verdict-{verdict['verdict']}" in table
+        assert "<a id='atlas-page' href='/atlas/runs/at'>" in page
+        status, served = get(f"{base}/atlas/runs/at")
+        assert status == 200 and served == written and "Going first &lt;b&gt;wins&lt;/b&gt;" in served
+        assert get(f"{base}/atlas/runs/lg")[0] == 404 and get(f"{base}/atlas/runs/nothing")[0] == 404

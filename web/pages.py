@@ -121,7 +121,8 @@ def index_fragment(rows: list[tuple[dict, bool]], served: list[str], problems: d
                   problems=problems or {})
 
 
-PARTS = ("standings", "ratings", "event", "sprt_path", "tune", "lineage", "rating_list", "nested", "games")
+PARTS = ("standings", "ratings", "event", "sprt_path", "tune", "lineage", "rating_list", "verdicts", "nested",
+         "games")
 
 
 def run_fragment(data: dict) -> str:

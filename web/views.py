@@ -6,6 +6,7 @@
     /api/run/<path>                     its data and its HTML
     /run/<path>/game/<id>               a recorded game's replay (azul replay --html's page)
     /run/<path>/game/<id>/analyze?step=N  the top moves of that game's position after step N
+    /atlas/<path>                       an atlas run's own page (its atlas.html)
 
 ``<path>`` is a served folder's label and the folders below it (``Served.folder`` refuses
 anything else: 404); under a served ``s3://`` prefix that cannot be listed now, a 503 naming it.
@@ -21,6 +22,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from present.strict_json import strict
+from records.names import ATLAS_HTML
+from records.store import RunStore
 
 from . import pages
 from .data import Cache, failed, run_data, signature, status_row
@@ -137,7 +140,21 @@ def view_routes(runs: list[Path]) -> list:
         data.update(url=found.url, name=found.url, game_id=game_id)
         return HTMLResponse(pages.analysis_page(data))
 
-    return [Route("/", index), Route("/api/index", api_index),
+    def atlas_page(request: Request) -> Response:
+        """An atlas run's own page (its atlas.html, self-contained), as ``azul atlas`` wrote it."""
+        path = request.path_params["path"]
+        found = served.found(path)
+        if found is None or found.rating_list:
+            return missing(path) if found is None else not_found()
+        try:
+            store = RunStore(found.store if found.store is not None else found.folder)
+            if not store.exists(ATLAS_HTML):
+                return not_found("no atlas page in this run (azul atlas writes one)")
+            return HTMLResponse(store.read_text(ATLAS_HTML))
+        except Exception as exc:  # noqa: BLE001 - a store that cannot be read: said, never a 500
+            return HTMLResponse(pages.plain_page("unreadable", failed(exc), error=True), 503)
+
+    return [Route("/", index), Route("/api/index", api_index), Route("/atlas/{path:path}", atlas_page),
             Route("/run/{path:path}/game/{game_id}/analyze", analyze),
             Route("/run/{path:path}/game/{game_id}", replay),
             Route("/api/run/{path:path}", api_run), Route("/run/{path:path}", run_page)]
