@@ -92,8 +92,9 @@ def publish(run: RunStore, docs: str | Path) -> Path:
                          f"{doc.get('command')} --publish {docs}")
     folder = Path(docs, FOLDER)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / ATLAS_JSON).write_text(store.read_text(ATLAS_JSON))
-    (folder / ATLAS_HTML).write_text(store.read_text(ATLAS_HTML))
+    copy = RunStore(folder)  # the run's two files, written as a run's are
+    for name in (ATLAS_JSON, ATLAS_HTML):
+        copy.write_text(name, store.read_text(name))
     page = Path(docs, PAGE)
     page.write_text(markdown(doc))
     return page
