@@ -1,0 +1,66 @@
+"""Calibrated win probabilities (issue 45, item 2): the map of analysis/calibration.py fitted on
+one half of a set of synthetic games and checked on the other, against the squeezed map (the
+negative control), at 2, 3 and 4 players.
+
+    python benchmarks/bench_calibration.py                    # 4,000 games a player count, a few seconds
+    python benchmarks/bench_calibration.py --games 20000 --positions 20 --a-true 0.6
+
+The games are ``analysis.calibration.synthetic_positions``: a true strength per seat and game,
+the outcome drawn once per game from their softmax (a tenth of the games sharing first place),
+and per position values whose logits are the strengths over ``--a-true`` plus a shift common to
+the position's seats, so the calibrated map is a = a_true and the positions of a game share its
+outcome. Printed per player count: the positions and games of each half, the fitted ``a`` with its
+95% interval clustered by game, then for the fitted and the squeezed map (factor ``--factor``) on
+the held-out half: the Brier score, alpha and beta of the calibration regression with their 95%
+intervals, the clustered Wald test's chi-square, degrees of freedom and p-value, passed or failed;
+and the fitted map's reliability table. These are synthetic figures: the real ones (recorded games
+of the strongest bots, analysed by the default analyser) come when the review lands.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from analysis.calibration import check, fit, squeezed, synthetic_positions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=4000, help="synthetic games per player count, half fitted")
+    parser.add_argument("--positions", type=int, default=10, help="positions analysed per game")
+    parser.add_argument("--a-true", type=float, default=0.8, help="the planted a (below 1: values too confident)")
+    parser.add_argument("--factor", type=float, default=0.5, help="the squeezed map's pull towards 1/players")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    for players in args.players:
+        started = time.perf_counter()
+        rows = synthetic_positions(players, args.games, args.positions, args.a_true, args.seed + players)
+        fitted = rows["game"] < args.games // 2
+        train = {k: v[fitted] for k, v in rows.items()}
+        test = {k: v[~fitted] for k, v in rows.items()}
+        m = fit(train)
+        print(f"{players} players: fitted on {m.positions:,} positions of {m.games:,} games, checked on "
+              f"{len(test['won']) // players:,} positions of {len(np.unique(test['game'])):,} other games")
+        print(f"  a = {m.a:.3f} (95% {m.a_low:.3f} .. {m.a_high:.3f}; planted {args.a_true:g})")
+        p = m.apply_rows(test)
+        print(f"  {'map':<9} {'brier':>7} {'alpha':>7} {'alpha 95%':>17} {'beta':>6} {'beta 95%':>15} "
+              f"{'chi2':>8} {'df':>2} {'p':>9}")
+        checks = {"fitted": check(p, test["won"], test["game"]),
+                  "squeezed": check(squeezed(p, args.factor, players), test["won"], test["game"])}
+        for name, c in checks.items():
+            print(f"  {name:<9} {c.brier:>7.4f} {c.alpha:>+7.3f} {c.alpha_low:>+7.3f} .. {c.alpha_high:>+6.3f} "
+                  f"{c.beta:>6.3f} {c.beta_low:>6.3f} .. {c.beta_high:>5.3f} {c.chi2:>8.2f} {c.df:>2} "
+                  f"{c.p_value:>9.3g}  {'passed' if c.passed else 'FAILED'}")
+        print(f"  reliability of the fitted map:\n  {'bin':<9} {'count':>7} {'predicted':>9} {'observed':>8} "
+              f"{'95%':>15}")
+        for r in checks["fitted"].table.iter_rows(named=True):
+            print(f"  {r['bin']:.1f}-{r['bin'] + 0.1:.1f}   {r['count']:>7,} {r['predicted']:>9.3f} "
+                  f"{r['observed']:>8.3f} {r['low']:>6.3f} .. {r['high']:.3f}")
+        print(f"  ({time.perf_counter() - started:.1f} s)\n")
+
+
+if __name__ == "__main__":
+    main()
