@@ -32,6 +32,7 @@ from records.names import CONFIG_FILE, STUDY_FILE
 from records.store import RunStore
 from tournament.config import BotEntry, LeagueConfig, MlflowSettings, RaySettings
 from tournament.errors import ConfigError
+from tournament.fastloop import why_python_referee
 from tournament.fields import check_finite
 from tournament.runner import LeagueProgress, LeagueSummary, run_league, store_of
 from tournament.scheduler import GameSpec, deal_seed, derive_seed, seat_cycle
@@ -280,6 +281,10 @@ def study_games(study: StudyConfig) -> list[GameSpec]:
     return games
 
 
+# why a study's games are the Python referee's, whatever its bots (tournament.fastloop.compiled_batch)
+REFEREE = "a study gives each game's seats their interventions and bot seeds, which only the Python referee plays"
+
+
 def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
               progress: Callable[[LeagueProgress], None] | None = None,
               on_written: Callable[[int], None] | None = None) -> LeagueSummary:
@@ -294,7 +299,7 @@ def run_study(study: StudyConfig, *, resume: bool = False, fresh: bool = False,
         write_study_file(study, store)
     schedule = OneStage(study_games(study)) if study.expect is None else StudySchedule(study)
     summary = run_league(config, resume=resume, fresh=fresh, progress=progress, schedule=schedule, kind=STUDY,
-                         on_written=on_written)
+                         on_written=on_written, referee_reasons=[*why_python_referee(config), REFEREE])
     write_study_file(study, store, complete=summary.complete)
     return summary
 

@@ -98,6 +98,7 @@ def test_a_harmful_plan_is_refuted_and_a_zero_plan_has_no_effect(tmp_path):
     study = StudyConfig(name="rows", bot="greedy", deals=10, out=str(tmp_path),
                         interventions=("rows=-8", "colours=0"))
     summary = run_study(study)
+    assert summary.referee == "python"  # a study's games are the referee's, plan bots or not
     with connect(summary.run_dir) as con:
         effects = study_effects(con, read_study(summary.run_dir), times=300)
     harmful = effects.filter(effects["intervention"] == "rows=-8")
