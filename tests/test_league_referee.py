@@ -35,7 +35,7 @@ def test_each_built_in_bot_declares_its_compiled_form():
     ({"time_limit": 1.0}, "time_limit: 1 s a move"),
     ({"bots": [{"name": "a", "type": "greedy", "time_limit": 2.0}, "random"]},
      "bot 'a' (bots[0]): time_limit 2 s a move"),
-    ({"bots": ["random", {"name": "m", "type": "greedy", "params": {"marker": "take"}}]},
+    ({"bots": ["random", {"name": "m", "type": "greedy", "params": {"opening": "floor"}}]},
      "bot 'm' (bots[1]): a wrapper (an intervention) around its greedy bot has no compiled form"),
     ({"bots": ["random", {"name": "e", "type": "external", "params": {"command": ["prog"]}}]},
      "bot 'e' (bots[1]): an external program"),
