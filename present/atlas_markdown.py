@@ -64,7 +64,7 @@ def markdown(doc: dict) -> str:
         out += [f"The claim {region_text(claim.get('expect'), claim.get('metric'))}."
                 + (f" Compared: the effect at {claim['compare'][0]} players less the effect at "
                    f"{claim['compare'][1]}." if claim.get("compare") else ""), ""]
-        tested = "; ".join(f"{what} `{value}`" for what, value in tested_text(claim))
+        tested = ", ".join(f"{what} `{value}`" for what, value in tested_text(claim))
         if tested:
             out += [f"Tested by {tested}.", ""]
         pins = sorted({(model, digest) for _, model, digest in model_pins(claim.get("models"))})
