@@ -4,6 +4,13 @@ negative control), at 2, 3 and 4 players.
 
     python benchmarks/bench_calibration.py                    # 4,000 games a player count, a few seconds
     python benchmarks/bench_calibration.py --games 20000 --positions 20 --a-true 0.6
+    python benchmarks/bench_calibration.py --run runs/luck-2p --analyser mcts-2p:iterations=1000 --every 4
+
+With ``--run``, the rows are real: every ``--every``-th position before a move of each recorded
+game of the run (up to ``--limit`` games), valued for each seat by the analyser's search
+(``MCTSBot.position_values``: the per-seat means through the move it plays), each seat's outcome
+its share of first place (the results table's ranks); the games alternate between the fitted half
+and the checked half.
 
 The games are ``analysis.calibration.synthetic_positions``: a true strength per seat and game,
 the outcome drawn once per game from their softmax (a tenth of the games sharing first place),
@@ -13,8 +20,7 @@ outcome. Printed per player count: the positions and games of each half, the fit
 95% interval clustered by game, then for the fitted and the squeezed map (factor ``--factor``) on
 the held-out half: the Brier score, alpha and beta of the calibration regression with their 95%
 intervals, the clustered Wald test's chi-square, degrees of freedom and p-value, passed or failed;
-and the fitted map's reliability table. These are synthetic figures: the real ones (recorded games
-of the strongest bots, analysed by the default analyser) come when the review lands.
+and the fitted map's reliability table. Without ``--run`` these are synthetic figures.
 """
 from __future__ import annotations
 
@@ -26,6 +32,61 @@ import numpy as np
 from analysis.calibration import check, fit, squeezed, synthetic_positions
 
 
+def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict]:
+    """(players, rows) of a run's recorded games: ``every``-th position before a move, each seat's
+    analyser value and outcome; ``game`` numbers the games in the order read."""
+    from bots.spec import bot_from_spec
+    from tournament import read_table
+    from tournament.replay import walk_games
+
+    results = read_table(run, "results").to_pydict()
+    ranks: dict[str, dict[int, int]] = {}
+    for gid, seat, rank in zip(results["game_id"], results["seat"], results["rank"]):
+        ranks.setdefault(gid, {})[seat] = rank
+    bot = bot_from_spec(analyser, 1)
+    rows: dict[str, list] = {"game": [], "position": [], "value": [], "won": []}
+    players, position = None, 0
+    for g, (gid, walk) in enumerate(walk_games(run)):
+        if g == limit:
+            break
+        seats = ranks[gid]
+        firsts = [s for s, r in seats.items() if r == 1]
+        for i, (_, _, _, _, state, _) in enumerate(walk):
+            if state.phase not in ("draft", "tiling") or i % every:
+                continue
+            players = state.players
+            for seat, value in enumerate(bot.position_values(state)):
+                rows["game"].append(g)
+                rows["position"].append(position)
+                rows["value"].append(value)
+                rows["won"].append(1 / len(firsts) if seat in firsts else 0.0)
+            position += 1
+    return players, {k: np.array(v) for k, v in rows.items()}
+
+
+def report(players: int, train: dict, test: dict, factor: float, planted: float | None) -> None:
+    """Print the fitted map, the check of it and of the squeezed map, and its reliability table."""
+    m = fit(train)
+    print(f"{players} players: fitted on {m.positions:,} positions of {m.games:,} games, checked on "
+          f"{len(test['won']) // players:,} positions of {len(np.unique(test['game'])):,} other games")
+    print(f"  a = {m.a:.3f} (95% {m.a_low:.3f} .. {m.a_high:.3f}"
+          + (f"; planted {planted:g})" if planted is not None else ")"))
+    p = m.apply_rows(test)
+    print(f"  {'map':<9} {'brier':>7} {'alpha':>7} {'alpha 95%':>17} {'beta':>6} {'beta 95%':>15} "
+          f"{'chi2':>8} {'df':>2} {'p':>9}")
+    checks = {"fitted": check(p, test["won"], test["game"]),
+              "squeezed": check(squeezed(p, factor, players), test["won"], test["game"])}
+    for name, c in checks.items():
+        print(f"  {name:<9} {c.brier:>7.4f} {c.alpha:>+7.3f} {c.alpha_low:>+7.3f} .. {c.alpha_high:>+6.3f} "
+              f"{c.beta:>6.3f} {c.beta_low:>6.3f} .. {c.beta_high:>5.3f} {c.chi2:>8.2f} {c.df:>2} "
+              f"{c.p_value:>9.3g}  {'passed' if c.passed else 'FAILED'}")
+    print(f"  reliability of the fitted map:\n  {'bin':<9} {'count':>7} {'predicted':>9} {'observed':>8} "
+          f"{'95%':>15}")
+    for r in checks["fitted"].table.iter_rows(named=True):
+        print(f"  {r['bin']:.1f}-{r['bin'] + 0.1:.1f}   {r['count']:>7,} {r['predicted']:>9.3f} "
+              f"{r['observed']:>8.3f} {r['low']:>6.3f} .. {r['high']:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4000, help="synthetic games per player count, half fitted")
@@ -34,31 +95,26 @@ def main() -> None:
     parser.add_argument("--factor", type=float, default=0.5, help="the squeezed map's pull towards 1/players")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--run", help="a run folder whose recorded games give the rows instead")
+    parser.add_argument("--analyser", default="mcts-2p:iterations=1000", help="with --run: the analyser's spec")
+    parser.add_argument("--every", type=int, default=4, help="with --run: every N-th position of a game")
+    parser.add_argument("--limit", type=int, default=400, help="with --run: the most games read")
     args = parser.parse_args()
+    if args.run:
+        started = time.perf_counter()
+        players, rows = run_rows(args.run, args.analyser, args.every, args.limit)
+        fitted = rows["game"] % 2 == 0
+        print(f"{args.run}, analysed by {args.analyser}: {len(np.unique(rows['position'])):,} positions "
+              f"in {time.perf_counter() - started:.0f} s")
+        report(players, {k: v[fitted] for k, v in rows.items()}, {k: v[~fitted] for k, v in rows.items()},
+               args.factor, None)
+        return
     for players in args.players:
         started = time.perf_counter()
         rows = synthetic_positions(players, args.games, args.positions, args.a_true, args.seed + players)
         fitted = rows["game"] < args.games // 2
-        train = {k: v[fitted] for k, v in rows.items()}
-        test = {k: v[~fitted] for k, v in rows.items()}
-        m = fit(train)
-        print(f"{players} players: fitted on {m.positions:,} positions of {m.games:,} games, checked on "
-              f"{len(test['won']) // players:,} positions of {len(np.unique(test['game'])):,} other games")
-        print(f"  a = {m.a:.3f} (95% {m.a_low:.3f} .. {m.a_high:.3f}; planted {args.a_true:g})")
-        p = m.apply_rows(test)
-        print(f"  {'map':<9} {'brier':>7} {'alpha':>7} {'alpha 95%':>17} {'beta':>6} {'beta 95%':>15} "
-              f"{'chi2':>8} {'df':>2} {'p':>9}")
-        checks = {"fitted": check(p, test["won"], test["game"]),
-                  "squeezed": check(squeezed(p, args.factor, players), test["won"], test["game"])}
-        for name, c in checks.items():
-            print(f"  {name:<9} {c.brier:>7.4f} {c.alpha:>+7.3f} {c.alpha_low:>+7.3f} .. {c.alpha_high:>+6.3f} "
-                  f"{c.beta:>6.3f} {c.beta_low:>6.3f} .. {c.beta_high:>5.3f} {c.chi2:>8.2f} {c.df:>2} "
-                  f"{c.p_value:>9.3g}  {'passed' if c.passed else 'FAILED'}")
-        print(f"  reliability of the fitted map:\n  {'bin':<9} {'count':>7} {'predicted':>9} {'observed':>8} "
-              f"{'95%':>15}")
-        for r in checks["fitted"].table.iter_rows(named=True):
-            print(f"  {r['bin']:.1f}-{r['bin'] + 0.1:.1f}   {r['count']:>7,} {r['predicted']:>9.3f} "
-                  f"{r['observed']:>8.3f} {r['low']:>6.3f} .. {r['high']:.3f}")
+        report(players, {k: v[fitted] for k, v in rows.items()}, {k: v[~fitted] for k, v in rows.items()},
+               args.factor, args.a_true)
         print(f"  ({time.perf_counter() - started:.1f} s)\n")
 
 

@@ -161,6 +161,7 @@ cdef class Search:
     cdef int n_root_moves    # the root's children when restricted (run's allowed), else -1
     cdef double root_bias[TILING_BASE + 25]   # run's root_bias by move code, when biased
     cdef bint biased
+    cdef double child_sum[MAX_MOVES][4]   # per root child (tree order): each seat's values summed (child_values)
     cdef public long long iterations_done
 
     def __cinit__(self, int max_nodes=1 << 23):
@@ -220,6 +221,7 @@ cdef class Search:
         self.evaluator = evaluator
         self.rng.s = (mix64(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF) ^ 0x5851F42D4C957F2D)
                       ^ state_hash(&self.root))
+        memset(self.child_sum, 0, sizeof(self.child_sum))
         self.n_nodes = 1
         self.nodes[0].value = 0
         self.nodes[0].visits = 0
@@ -268,6 +270,10 @@ cdef class Search:
             else:
                 self.evaluator.values(&st, values)
             self.nodes[0].visits += 1
+            if depth >= 1:   # the root child this iteration went through: each seat's value
+                child = path[1] - self.nodes[0].first_child
+                for d in range(self.root.players):
+                    self.child_sum[child][d] += values[d]
             for d in range(1, depth + 1):
                 nd = &self.nodes[path[d]]
                 nd.visits += 1
@@ -392,6 +398,19 @@ cdef class Search:
             pv.append(self.nodes[best].move)
             idx = best
         return pv
+
+    def child_values(self, int code):
+        """Each seat's mean value (the share of opponents it beats, as the rollouts and the evaluator
+        value them) over the last run's iterations through the root's child of move ``code``."""
+        cdef Node* root = &self.nodes[0]
+        cdef int i
+        for i in range(root.n_children):
+            if self.nodes[root.first_child + i].move == code:
+                if self.nodes[root.first_child + i].visits == 0:
+                    raise ValueError(f"mcts: the search never tried move code {code}")
+                return [self.child_sum[i][p] / self.nodes[root.first_child + i].visits
+                        for p in range(self.root.players)]
+        raise ValueError(f"mcts: move code {code} is not one of the root's children")
 
     def best_move(self):
         """The most visited root child (ties: higher mean, then tree order); its move code."""

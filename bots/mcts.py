@@ -189,6 +189,13 @@ class MCTSBot(Bot):
         return [{"move": str(MOVES[rows[i][0]]), "visits": int(rows[i][1]), "value": float(rows[i][2]),
                  "pv": [str(MOVES[c]) for c in rows[i][3]]} for i in order]
 
+    def position_values(self, state: GameState, iterations: int | None = None) -> list[float]:
+        """Each seat's value of the position, in [0, 1], after a search from it: the mean over the
+        iterations through the move the search plays (its most visited) of what the rollouts and
+        the evaluator gave that seat. What a review maps to win probabilities (analysis/calibration.py)."""
+        search = self._run(state, iterations)
+        return search.child_values(search.best_move())
+
     def _run(self, state: GameState, iterations: int | None, allowed: list[int] | None = None,
              root_bias: dict[int, float] | None = None):
         if not isinstance(state, GameState):

@@ -234,3 +234,23 @@ def test_decision_complete_now_or_avoid_overflow_prefers_line_two():
         assert rows[0]["move"] == "CB2", params
         value = {r["move"]: r["value"] for r in rows}
         assert value["CB2"] > value["CB1"], params
+
+
+def test_position_values_are_each_seats_mean_through_the_move_played():
+    """``position_values``: per seat, the mean value of the iterations through the most visited root
+    child (what a review maps to win probabilities); at 2 players the two sum to 1 and the
+    mover's is the played move's value that ``analyze`` shows."""
+    from bots.spec import bot_from_spec
+
+    for players in (2, 3, 4):
+        state = new_game(players=players)
+        state.deal(seed=players)
+        bot = bot_from_spec(f"mcts-{players}p:iterations=300", 5)
+        values = bot.position_values(state)
+        assert len(values) == players and all(0 <= v <= 1 for v in values)
+        if players == 2:
+            assert sum(values) == pytest.approx(1.0)
+            assert values[state.to_move] == pytest.approx(bot.analyze(state)[0]["value"])
+        assert bot.position_values(state) == values  # the same search for the same seed
+    with pytest.raises(ValueError, match="not one of the root's children"):
+        bot._search.child_values(10_000)
