@@ -29,6 +29,7 @@ cdef int heuristic_pick(const State* s, Rng* rng, const Weights* w, const int* m
 cdef int keep_allowed(int* moves, int n, allowed) except -1
 cdef double evaluate(const State* s, int seat, const Weights* w) noexcept nogil
 cdef void default_weights(Weights* w) noexcept nogil
-cdef double plan_bias(const State* s, int code, const Plan* plan) noexcept nogil
+cdef void plan_start(const State* s, const Plan* plan, double* before) noexcept nogil
+cdef double plan_bias(const State* s, int code, const Plan* plan, const double* before) noexcept nogil
 cdef int planned_pick(const State* s, Rng* rng, bint greedy, const Weights* w, const Plan* plan,
                       const int* moves, int n) noexcept nogil

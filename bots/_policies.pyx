@@ -368,18 +368,28 @@ cdef double next_best(const State* s, int mover) noexcept nogil:
     t.to_move = (mover + 1) % s.players
     return best_draft(&t)
 
-cdef double plan_bias(const State* s, int code, const Plan* plan) noexcept nogil:
+cdef inline bint plans_progress(const Plan* plan) noexcept nogil:
+    return plan.colours != 0 or plan.columns != 0 or plan.rows != 0
+
+cdef void plan_start(const State* s, const Plan* plan, double* before) noexcept nogil:
+    """What plan_bias compares each move's position with, worked out once per decision: the
+    mover's plan_potential (``before[0]``) and the next seat's best draft value (``before[1]``)."""
+    before[0] = plan_potential(s, s.to_move, plan) if plans_progress(plan) else 0
+    before[1] = next_best(s, s.to_move) if plan.deny != 0 and s.phase == DRAFT else 0
+
+cdef double plan_bias(const State* s, int code, const Plan* plan, const double* before) noexcept nogil:
     """The plan's bias of move ``code`` for the seat to move, in points: the change in its
-    plan_potential, plus deny x (the next seat's best draft value before the move minus after)."""
+    plan_potential, plus deny x (the next seat's best draft value before the move minus after);
+    ``before``: plan_start's of ``s``."""
     cdef State t
     cdef int me = s.to_move
     cdef double v = 0
     memcpy(&t, s, sizeof(State))
     apply_move(&t, code)
-    if plan.colours != 0 or plan.columns != 0 or plan.rows != 0:
-        v = plan_potential(&t, me, plan) - plan_potential(s, me, plan)
+    if plans_progress(plan):
+        v = plan_potential(&t, me, plan) - before[0]
     if plan.deny != 0 and s.phase == DRAFT:
-        v += plan.deny * (next_best(s, me) - next_best(&t, me))
+        v += plan.deny * (before[1] - next_best(&t, me))
     return v
 
 cdef int planned_pick(const State* s, Rng* rng, bint greedy, const Weights* w, const Plan* plan,
@@ -389,14 +399,16 @@ cdef int planned_pick(const State* s, Rng* rng, bint greedy, const Weights* w, c
     weight 0, the same choice and generator draws."""
     cdef int i, placed = 0, best_placed = -1, choice = -1, ties = 0
     cdef double v, best = -1e300
+    cdef double before[2]
     cdef Drafts x
     drafts_init(&x, s)
+    plan_start(s, plan, before)
     for i in range(n):
         if greedy:
             v = greedy_value(&x, moves[i], &placed)
         else:
             v = move_value(s, moves[i], w)
-        v += plan_bias(s, moves[i], plan)
+        v += plan_bias(s, moves[i], plan, before)
         if v > best + EPS or (v > best - EPS and placed > best_placed):
             best, best_placed, choice, ties = v, placed, moves[i], 1
         elif v > best - EPS and placed == best_placed:
@@ -521,4 +533,6 @@ def plan_biases(state, weights):
     cdef int moves[MAX_MOVES]
     cdef int n = gen_moves(&core.s, moves)
     cdef Plan p = plan_of(weights)
-    return {moves[i]: plan_bias(&core.s, moves[i], &p) for i in range(n)}
+    cdef double before[2]
+    plan_start(&core.s, &p, before)
+    return {moves[i]: plan_bias(&core.s, moves[i], &p, before) for i in range(n)}

@@ -112,9 +112,8 @@ class Intervention:
         """How a league shows this choice (for the observational comparison in analysis.studies):
         ``what`` (``marker`` or ``opening``), ``took`` (marker: taking it is the treatment),
         ``when`` and the class's ``source``/``taken``/``line``."""
-        if self.marker:
-            return {"what": "marker", "took": self.marker == "take"} if self.marker != "useful" else {
-                "what": "none"}
+        if self.marker in ("take", "avoid"):  # marker=useful is a rule, not one choice a league shows
+            return {"what": "marker", "took": self.marker == "take"}
         if self.opening:
             c = parse_class(self.opening)
             return {"what": "opening", "when": self.when, "source": c.source, "taken": c.taken,
