@@ -59,16 +59,12 @@ def statistic_value(luck: dict, name: str, metric: str) -> tuple[float, float, f
             if share["outcome"] == outcome and share["component"] == component:
                 return share["share"], share["low"], share["high"]
         raise ValueError(f"the luck block has no {component} share of {outcome}")
-    if name == "upset-rate":
+    if name in ("upset-rate", "sweep-rate"):  # the one pair's row: the weaker's upsets, the stronger's sweeps
         upsets = luck["upsets"]
         if len(upsets) != 1:
-            raise ValueError(f"upset-rate reads a league of two bots, not of {len(upsets) + 1} pairs' worth")
-        return upsets[0]["upset_rate"], upsets[0]["low"], upsets[0]["high"]
-    if name == "sweep-rate":
-        upsets = luck["upsets"]
-        if len(upsets) != 1:
-            raise ValueError(f"sweep-rate reads a league of two bots, not of {len(upsets) + 1} pairs' worth")
-        return upsets[0]["sweep_rate"], upsets[0]["sweep_low"], upsets[0]["sweep_high"]
+            raise ValueError(f"{name} reads a league of two bots, not of {len(upsets) + 1} pairs' worth")
+        row, ends = upsets[0], ("low", "high") if name == "upset-rate" else ("sweep_low", "sweep_high")
+        return row[f"{name.split('-')[0]}_rate"], row[ends[0]], row[ends[1]]
     raise ValueError(f"unknown statistic {name!r}")
 
 

@@ -230,8 +230,8 @@ def shares(f: pl.DataFrame, players: int, resamples: int = RESAMPLES, seed: int 
     for i, (outcome, (own, where)) in enumerate(zip(OUTCOMES, built)):
         part = slice(i * width, (i + 1) * width)
         est = components(own.sum(axis=0), where)
-        samples = np.array([b[:4] / b[4] for b in (components(row[part], where) for row in boot)])
-        samples = np.column_stack([samples.reshape(-1, 4), samples.reshape(-1, 4)[:, 1] - samples.reshape(-1, 4)[:, 0]])
+        parts = np.array([b[:4] / b[4] for b in (components(row[part], where) for row in boot)]).reshape(-1, 4)
+        samples = np.column_stack([parts, parts[:, 1] - parts[:, 0]])  # the components, then seat - deal
         low, high = percentile_interval(samples, 0.95)
         for j, name in enumerate(COMPONENTS):
             rows.append({"outcome": outcome, "component": name, "share": est[j] / est[4],
