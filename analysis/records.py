@@ -25,6 +25,7 @@ import pyarrow as pa
 from records.checks import READ_ERRORS, check_run_dir, naming_damage
 from records.columns import TABLES
 from records.folder import folder_run_ids
+from records.names import SIDE_TABLES
 from records.parts import PART
 from records.store import RunStore, local_run
 from records.urls import shown
@@ -148,6 +149,12 @@ def connect(runs: str | Path | Iterable[str | Path] | Runs) -> duckdb.DuckDBPyCo
         if not exact:  # keep only the games that are recorded (their games part exists)
             query += " WHERE (run_id, game_id) IN (SELECT run_id, game_id FROM games)"
         con.execute(f"CREATE VIEW {name} AS {query}")
+    for name in SIDE_TABLES:  # a table beside the games (the review's), where some run holds one
+        files = ", ".join(f"'{_sql_path(f)}'" for d in runs.dirs for f in RunStore(d).part_files(name))
+        if files:
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{files}], union_by_name=true)")
+        else:
+            missing.append((name, f"{shown(runs.dirs[0])}: no {name} (`azul review run` stores them)"))
     return _missing(con, missing)
 
 
@@ -174,8 +181,8 @@ def _missing(con: duckdb.DuckDBPyConnection, missing: list[tuple[str, str]]) -> 
 def require(con: duckdb.DuckDBPyConnection, *names: str) -> None:
     """Raise a ``ValueError`` naming the folder if a view of ``connect`` is missing."""
     for name in names:
-        if name not in TABLES:
-            raise ValueError(f"unknown table {name!r} (known: {', '.join(TABLES)})")
+        if name not in (*TABLES, *SIDE_TABLES):
+            raise ValueError(f"unknown table {name!r} (known: {', '.join((*TABLES, *SIDE_TABLES))})")
         row = con.execute("SELECT message FROM _azul_missing WHERE name = ?", [name]).fetchone()
         if row is not None:
             raise ValueError(row[0])

@@ -13,7 +13,7 @@ import typer
 from engine import __version__ as ENGINE_VERSION
 
 from . import (atlas, league, play, positions, ratings, ratings_list, replay, report, serve, series, sprt,
-               strategy, study, train, tune)
+               review, strategy, study, train, tune)
 
 app = typer.Typer(
     name="azul",
@@ -49,3 +49,4 @@ for command in (positions.show, positions.moves, positions.selfplay, positions.a
 app.add_typer(league.app, name="league")
 app.add_typer(study.app, name="study")
 app.add_typer(ratings_list.app, name="ratings")
+app.add_typer(review.app, name="review")

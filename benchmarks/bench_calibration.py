@@ -5,12 +5,16 @@ negative control), at 2, 3 and 4 players.
     python benchmarks/bench_calibration.py                    # 4,000 games a player count, a few seconds
     python benchmarks/bench_calibration.py --games 20000 --positions 20 --a-true 0.6
     python benchmarks/bench_calibration.py --run runs/luck-2p --analyser mcts-2p:iterations=1000 --every 4
+    python benchmarks/bench_calibration.py --run RUN --analyser mcts-2p:iterations=1000 \
+        --save bots/models/calibration-2p.json
 
 With ``--run``, the rows are real: every ``--every``-th position before a move of each recorded
-game of the run (up to ``--limit`` games), valued for each seat by the analyser's search
-(``MCTSBot.position_values``: the per-seat means through the move it plays), each seat's outcome
-its share of first place (the results table's ranks); the games alternate between the fitted half
-and the checked half.
+game of the run (up to ``--limit`` games), valued for each seat as the review values a position
+(analysis/review.py: the analyser's choice after one search, then each seat's mean value over a
+search of the same budget through that move alone), each seat's outcome its share of first place
+(the results table's ranks); the games alternate between the fitted half and the checked half.
+``--save`` writes the fitted map, what it was fitted on and its check as the calibration file the
+review reads (the shipped ones: bots/models/calibration-Np.json).
 
 The games are ``analysis.calibration.synthetic_positions``: a true strength per seat and game,
 the outcome drawn once per game from their softmax (a tenth of the games sharing first place),
@@ -25,7 +29,9 @@ and the fitted map's reliability table. Without ``--run`` these are synthetic fi
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -35,7 +41,7 @@ from analysis.calibration import check, fit, squeezed, synthetic_positions
 def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict]:
     """(players, rows) of a run's recorded games: ``every``-th position before a move, each seat's
     analyser value and outcome; ``game`` numbers the games in the order read."""
-    from bots.spec import bot_from_spec
+    from analysis.review import Analyser, seed_of
     from tournament import read_table
     from tournament.replay import walk_games
 
@@ -43,7 +49,7 @@ def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict
     ranks: dict[str, dict[int, int]] = {}
     for gid, seat, rank in zip(results["game_id"], results["seat"], results["rank"]):
         ranks.setdefault(gid, {})[seat] = rank
-    bot = bot_from_spec(analyser, 1)
+    bot = None
     rows: dict[str, list] = {"game": [], "position": [], "value": [], "won": []}
     players, position = None, 0
     for g, (gid, walk) in enumerate(walk_games(run)):
@@ -55,7 +61,9 @@ def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict
             if state.phase not in ("draft", "tiling") or i % every:
                 continue
             players = state.players
-            for seat, value in enumerate(bot.position_values(state)):
+            bot = bot or Analyser.for_table(players, analyser, calibrated=False)
+            seed = seed_of(run, gid, i)
+            for seat, value in enumerate(bot.values_through(state, bot.choice(state, seed)[0], seed)):
                 rows["game"].append(g)
                 rows["position"].append(position)
                 rows["value"].append(value)
@@ -64,8 +72,9 @@ def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict
     return players, {k: np.array(v) for k, v in rows.items()}
 
 
-def report(players: int, train: dict, test: dict, factor: float, planted: float | None) -> None:
-    """Print the fitted map, the check of it and of the squeezed map, and its reliability table."""
+def report(players: int, train: dict, test: dict, factor: float, planted: float | None) -> dict:
+    """Print the fitted map, the check of it and of the squeezed map, and its reliability table;
+    return the map and the checks' figures (what ``--save`` writes)."""
     m = fit(train)
     print(f"{players} players: fitted on {m.positions:,} positions of {m.games:,} games, checked on "
           f"{len(test['won']) // players:,} positions of {len(np.unique(test['game'])):,} other games")
@@ -85,6 +94,11 @@ def report(players: int, train: dict, test: dict, factor: float, planted: float 
     for r in checks["fitted"].table.iter_rows(named=True):
         print(f"  {r['bin']:.1f}-{r['bin'] + 0.1:.1f}   {r['count']:>7,} {r['predicted']:>9.3f} "
               f"{r['observed']:>8.3f} {r['low']:>6.3f} .. {r['high']:.3f}")
+    figures = {name: {"brier": c.brier, "alpha": c.alpha, "alpha_low": c.alpha_low, "alpha_high": c.alpha_high,
+                      "beta": c.beta, "beta_low": c.beta_low, "beta_high": c.beta_high, "chi2": c.chi2,
+                      "df": c.df, "p_value": c.p_value, "passed": bool(c.passed)} for name, c in checks.items()}
+    return {"map": m.to_dict(), "check": figures, "reliability": checks["fitted"].table.to_dicts(),
+            "checked_positions": len(test["won"]) // players, "checked_games": int(len(np.unique(test["game"])))}
 
 
 def main() -> None:
@@ -99,6 +113,7 @@ def main() -> None:
     parser.add_argument("--analyser", default="mcts-2p:iterations=1000", help="with --run: the analyser's spec")
     parser.add_argument("--every", type=int, default=4, help="with --run: every N-th position of a game")
     parser.add_argument("--limit", type=int, default=400, help="with --run: the most games read")
+    parser.add_argument("--save", help="with --run: write the fitted map and its check to this calibration file")
     args = parser.parse_args()
     if args.run:
         started = time.perf_counter()
@@ -106,8 +121,15 @@ def main() -> None:
         fitted = rows["game"] % 2 == 0
         print(f"{args.run}, analysed by {args.analyser}: {len(np.unique(rows['position'])):,} positions "
               f"in {time.perf_counter() - started:.0f} s")
-        report(players, {k: v[fitted] for k, v in rows.items()}, {k: v[~fitted] for k, v in rows.items()},
-               args.factor, None)
+        figures = report(players, {k: v[fitted] for k, v in rows.items()}, {k: v[~fitted] for k, v in rows.items()},
+                         args.factor, None)
+        if args.save:
+            command = (f"python benchmarks/bench_calibration.py --run {args.run} --analyser {args.analyser} "
+                       f"--every {args.every} --limit {args.limit} --save {args.save}")
+            Path(args.save).write_text(json.dumps({"analyser": args.analyser, "players": players, "run": args.run,
+                                                   "every": args.every, "command": command, **figures},
+                                                  indent=1) + "\n")
+            print(f"saved: {args.save}")
         return
     for players in args.players:
         started = time.perf_counter()

@@ -22,7 +22,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER, NO_SEAT, FLOOR,
                            TILING_BASE, gen_moves, apply_move, random_move, deal_random, rng_next,
-                           rng_below, dest_mask, MAX_MOVES)
+                           rng_below, dest_mask, check_move, MAX_MOVES)
 from bots._policies cimport Weights, greedy_move, heuristic_move, default_weights, keep_allowed
 from bots._evaluators cimport Evaluator, result_values
 
@@ -430,3 +430,37 @@ cdef class Search:
     @property
     def nodes_used(self):
         return self.n_nodes
+
+
+def playout_points(state, int code, int playouts, seed, str rollout="greedy"):
+    """Each seat's mean final score over ``playouts`` games played on from a GameState's position
+    after the legal move ``code``: the rollout policy (a name in ROLLOUTS; the heuristic with its
+    default weights) to the game's end, each next round dealt at random from the bag and lid, one
+    stream for all the playouts from the seed and the position. The game review's expected points
+    (analysis/review.py): what a move is worth in points, which the search's values (shares of
+    opponents beaten) do not say."""
+    cdef Core core = state._core
+    cdef State st
+    cdef Rollout r
+    cdef Rng rng
+    cdef double totals[4]
+    cdef int i, p
+    if core.s.phase != DRAFT and core.s.phase != TILING:
+        raise ValueError("playout_points: no move to play: the position is not in a draft or tiling phase")
+    if check_move(&core.s, code) != 0:
+        raise ValueError(f"playout_points: move code {code} is not legal here")
+    if playouts < 1:
+        raise ValueError(f"playout_points: playouts must be at least 1, not {playouts}")
+    r.policy = ROLLOUTS[rollout]
+    r.to_game_end = 1
+    default_weights(&r.weights)
+    rng.s = mix64(<uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF) ^ 0x2545F4914F6CDD1D) ^ state_hash(&core.s)
+    memset(totals, 0, sizeof(totals))
+    with nogil:
+        for i in range(playouts):
+            st = core.s
+            apply_move(&st, code)
+            roll_out(&st, &r, &rng)
+            for p in range(st.players):
+                totals[p] += st.boards[p].score
+    return [totals[p] / playouts for p in range(core.s.players)]

@@ -149,3 +149,17 @@ TUNE_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "tune
 # The columns every part of a table has (SPEC 5's); columns added later may be missing in older
 # runs (readers read them as null).
 REQUIRED: dict[str, list[str]] = {t: [c.name for c in columns_of(t) if c.spec] for t in TABLES}
+
+# The side tables' columns (records.names.SIDE_TABLES), written by records/side.py's parts: the
+# review's (SPEC 11; analysis/review.py fills them), one row per reviewed move. SPEC's columns
+# first; ``wins`` and ``wins_played`` are each seat's calibrated win probability after the best
+# move and after the played one (each list sums to 1), ``points_best`` and ``points_played`` the
+# mover's expected final score after each, ``pv`` the best move's principal variation (notation,
+# spaces between), ``source`` ``factory``, ``center`` (the moves table's words) or ``tiling``,
+# ``iterations`` the analyser's budget a search.
+SIDE_SCHEMAS: dict[str, pa.Schema] = {"reviews": pa.schema([
+    ("run_id", STR), ("game_id", STR), ("ply", I32), ("seat", I32), ("bot", STR), ("move", STR), ("best", STR),
+    ("win_before", F64), ("win_loss", F64), ("points_loss", F64), ("class", STR), ("analyser", STR),
+    ("round", I32), ("wins", pa.list_(F64)), ("wins_played", pa.list_(F64)), ("points_best", F64),
+    ("points_played", F64), ("pv", STR), ("source", STR), ("to_floor", BOOL), ("took_marker", BOOL),
+    ("iterations", I64)])}
