@@ -83,8 +83,9 @@ class Analyser:
         bot = bot_from_spec(spec, 0)
         if not isinstance(bot, MCTSBot):
             raise ValueError(f"analyser {spec!r}: an analyser is an MCTS bot (mcts, mcts-2p, mcts-3p, mcts-4p)")
-        if bot.seconds is not None and bot.seconds > 0 and "iterations=" not in spec:
-            raise ValueError(f"analyser {spec!r}: give its budget in iterations (a review is the same for a seed)")
+        if bot.seconds is not None:
+            raise ValueError(f"analyser {spec!r}: give its budget in iterations, not seconds (a review is the "
+                             "same for the same seed)")
         error = bot.table_error(players, "colored")
         if error:
             raise ValueError(f"analyser {spec!r}: {error}")
