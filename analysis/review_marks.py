@@ -20,6 +20,14 @@ INACCURACY, MISTAKE, BLUNDER = 0.05, 0.10, 0.20  # win probability given up, fro
 CLASSES = ("best", "good", "inaccuracy", "mistake", "blunder")
 
 
+ITERATIONS = 1000  # the default analyser's budget a search (three searches at most a move: docs/review.md)
+
+
+def default_analyser(players: int) -> str:
+    """The default analyser's spec for a table of ``players``: its strongest preset at ``ITERATIONS``."""
+    return f"mcts-{players}p:iterations={ITERATIONS}"
+
+
 def _loss(win_loss: float) -> float:
     if not isinstance(win_loss, (int, float)) or math.isnan(win_loss) or not -1e-9 <= win_loss <= 1 + 1e-9:
         raise ValueError(f"win_loss is a win probability given up, from 0 to 1, not {win_loss!r}")

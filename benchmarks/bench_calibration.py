@@ -10,7 +10,7 @@ negative control), at 2, 3 and 4 players.
 
 With ``--run``, the rows are real: every ``--every``-th position before a move of each recorded
 game of the run (up to ``--limit`` games), valued for each seat as the review values a position
-(analysis/review.py: the analyser's choice after one search, then each seat's mean value over a
+(kinds/review_move.py: the analyser's choice after one search, then each seat's mean value over a
 search of the same budget through that move alone), each seat's outcome its share of first place
 (the results table's ranks); the games alternate between the fitted half and the checked half.
 ``--save`` writes the fitted map, what it was fitted on and its check as the calibration file the
@@ -41,7 +41,7 @@ from analysis.calibration import check, fit, squeezed, synthetic_positions
 def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict]:
     """(players, rows) of a run's recorded games: ``every``-th position before a move, each seat's
     analyser value and outcome; ``game`` numbers the games in the order read."""
-    from analysis.review import Analyser, seed_of
+    from kinds.review_move import Analyser, seed_of
     from tournament import read_table
     from tournament.replay import walk_games
 

@@ -9,7 +9,7 @@ writes. Each part holds whole games, so a review killed at any point goes on whe
 a move is never reviewed twice. The games are those recorded when it starts; those played later
 are reviewed by running it again. Batches are played in the driver's process (``workers=0``) or
 as tasks on a local Ray (tournament.backends.start_local_ray) or a cluster; every search is
-seeded from the run, the game and the ply (analysis.review.seed_of), so the table is the same
+seeded from the run, the game and the ply (kinds.review_move.seed_of), so the table is the same
 however many workers make it.
 """
 from __future__ import annotations
@@ -21,12 +21,14 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from analysis.review import Analyser, default_analyser, review_game, seed_of
+from analysis.review_marks import default_analyser
 from records.columns import SIDE_SCHEMAS
 from records.read import read_table
 from records.store import RunStore, open_store
 from tournament.errors import AzulError
 from tournament.replay import walk_games
+
+from .review_move import Analyser, review_game, seed_of
 
 TABLE = "reviews"
 BATCH_MOVES = 240  # moves a batch reviews, about: a part of reviews/ per batch

@@ -151,7 +151,7 @@ TUNE_COLUMNS = pa.schema([(c.name, c.type) for c in COLUMNS if c.source == "tune
 REQUIRED: dict[str, list[str]] = {t: [c.name for c in columns_of(t) if c.spec] for t in TABLES}
 
 # The side tables' columns (records.names.SIDE_TABLES), written by records/side.py's parts: the
-# review's (SPEC 11; analysis/review.py fills them), one row per reviewed move. SPEC's columns
+# review's (SPEC 11; kinds/review_move.py fills them), one row per reviewed move. SPEC's columns
 # first; ``wins`` and ``wins_played`` are each seat's calibrated win probability after the best
 # move and after the played one (each list sums to 1), ``points_best`` and ``points_played`` the
 # mover's expected final score after each, ``pv`` the best move's principal variation (notation,

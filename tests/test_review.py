@@ -17,7 +17,7 @@ from test_league_support import league, ray_address, subprocess_env  # noqa: F40
 from typer.testing import CliRunner
 
 from analysis.calibration import check, fit
-from analysis.review import Analyser, review_game, seed_of
+from kinds.review_move import Analyser, review_game, seed_of
 from azul_cli.main import app
 from engine import GameState
 from kinds.review import recorded_games, review_run, stored_reviews
@@ -254,7 +254,7 @@ def test_a_map_fitted_on_some_recorded_games_holds_on_others(tmp_path):
 
 
 def test_the_shipped_maps_passed_their_check_and_the_squeezed_map_failed():
-    from analysis.review import calibration_path, shipped_calibration
+    from kinds.review_move import calibration_path, shipped_calibration
 
     for players in (2, 3, 4):
         if not calibration_path(players).exists():

@@ -2,7 +2,7 @@
 move, each seat's calibrated win probability, and what the played move gave up against the best,
 in win probability and in expected points.
 
-    analyser = Analyser.for_table(players=2)                  # mcts-2p:iterations=1000, its shipped map
+    analyser = Analyser.for_table(players=2)   # default_analyser(2): mcts-2p:iterations=1000, its shipped map
     row = analyser.review_move(state, Move.parse("1B2"), seed=7)
     rows = review_game(analyser, walk, run_id, game_id, bots)  # one recorded game (tournament.replay.walk_games)
 
@@ -25,23 +25,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.calibration import CalibrationMap
+from analysis.review_marks import default_analyser, move_class
 from bots import _mcts
 from bots.mcts import MCTSBot
 from bots.spec import bot_from_spec
 from bots.value_file import model_bytes, model_digests, models_folder
 from engine import GameState, Move
 
-from .calibration import CalibrationMap
-from .review_marks import move_class
-
-ITERATIONS = 1000  # the default analyser's budget a search (three searches at most a move)
 PLAYOUTS = 64  # greedy playouts to the game's end a candidate move, for its expected points
 CALIBRATION = "calibration-{players}p.json"  # the shipped maps, beside the models (bots/models/)
-
-
-def default_analyser(players: int) -> str:
-    """The default analyser's spec for a table of ``players``: its strongest preset at the budget."""
-    return f"mcts-{players}p:iterations={ITERATIONS}"
 
 
 def calibration_path(players: int) -> Path:
