@@ -9,10 +9,12 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 
 import numpy as np
 import pytest
 from test_analyze import ENDING, INITIATIVE, OVERFLOW
+from s3_server import s3_env, s3_server  # noqa: F401 (fixtures)
 from test_league_support import league, ray_address, subprocess_env  # noqa: F401 (fixture)
 from typer.testing import CliRunner
 
@@ -21,7 +23,7 @@ from kinds.review_move import Analyser, review_game, seed_of
 from azul_cli.main import app
 from engine import GameState
 from kinds.review import recorded_games, review_run, stored_reviews
-from records.store import open_store
+from records.store import open_root, open_store
 from tournament.config import parse_config
 from tournament.replay import walk_games
 from tournament.runner import run_league
@@ -272,3 +274,21 @@ def test_every_move_of_a_game_walk_is_reviewed_once(recorded, analyser):
     rows = list(review_game(analyser, walk, "rv", gid, games[gid].bots, plies={1, 2}))
     assert [r["ply"] for r in rows] == [1, 2]
     assert rows[0]["round"] == 1 and rows[0]["source"] in ("factory", "center")
+
+
+def test_a_run_on_object_storage_is_reviewed_and_shown_through_its_store(tmp_path, s3_env, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("AZUL_S3_CACHE", str(tmp_path / "cache"))
+    out = f"s3://{s3_env.bucket}/t-{uuid.uuid4().hex[:12]}/runs"
+    summary = run_league(parse_config(league(tmp_path, ["random", "greedy"], name="rv", deals=1, out=out)),
+                         progress=False)
+    assert summary.complete
+    store = open_root(out).run("rv")
+    game = sorted(recorded_games(store))[0]
+    result = invoke("review", "run", f"{out}/rv", "--game", game, "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert {r["game_id"] for r in rows} == {game} and len(rows) == recorded_games(store)[game].plies
+    assert len(store.side_parts("reviews")) == 1
+    shown = invoke("review", "show", f"{out}/rv", "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    assert sum(b["moves"] for b in json.loads(shown.stdout)) == len(rows)
