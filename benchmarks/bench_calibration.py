@@ -101,6 +101,34 @@ def report(players: int, train: dict, test: dict, factor: float, planted: float 
             "checked_positions": len(test["won"]) // players, "checked_games": int(len(np.unique(test["game"])))}
 
 
+def reliability_figure() -> str:
+    """The shipped maps' reliability diagrams side by side: per player count, each bin's mean
+    predicted win probability against the observed rate with its 95% interval (the held-out games)."""
+    from analysis.plots import BLUE, GREY, error_bars, figure, to_svg
+    from kinds.review_move import calibration_path, shipped_calibration
+
+    counts = [p for p in (2, 3, 4) if calibration_path(p).exists()]
+    fig, _ = figure(3.0 * len(counts), 3.1)
+    fig.clf()
+    axes = fig.subplots(1, len(counts), squeeze=False)[0]
+    for ax, players in zip(axes, counts):
+        shipped = shipped_calibration(players)
+        bins = shipped["reliability"]
+        predicted = [b["predicted"] for b in bins]
+        observed = [b["observed"] for b in bins]
+        ax.plot([0, 1], [0, 1], color=GREY, linewidth=0.8, linestyle="--")
+        ax.errorbar(predicted, observed, yerr=error_bars(observed, [b["low"] for b in bins], [b["high"] for b in bins]),
+                    fmt="o", color=BLUE, markersize=3, linewidth=0.8)
+        fitted = shipped["check"]["fitted"]
+        ax.set_title(f"{players} players: a = {shipped['map']['a']:.3f}, slope {fitted['beta']:.2f}, "
+                     f"Brier {fitted['brier']:.3f}", fontsize=8)
+        ax.set_xlabel("predicted win probability")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("observed win rate (95%)")
+    return to_svg(fig)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4000, help="synthetic games per player count, half fitted")
@@ -114,7 +142,13 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=4, help="with --run: every N-th position of a game")
     parser.add_argument("--limit", type=int, default=400, help="with --run: the most games read")
     parser.add_argument("--save", help="with --run: write the fitted map and its check to this calibration file")
+    parser.add_argument("--figure", metavar="SVG", help="draw the shipped maps' reliability diagrams (their "
+                        "held-out bins, from bots/models/calibration-Np.json) into this file and exit")
     args = parser.parse_args()
+    if args.figure:
+        Path(args.figure).write_text(reliability_figure() + "\n")
+        print(f"drawn: {args.figure}")
+        return
     if args.run:
         started = time.perf_counter()
         players, rows = run_rows(args.run, args.analyser, args.every, args.limit)

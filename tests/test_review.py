@@ -292,3 +292,14 @@ def test_a_run_on_object_storage_is_reviewed_and_shown_through_its_store(tmp_pat
     shown = invoke("review", "show", f"{out}/rv", "--format", "json")
     assert shown.exit_code == 0, shown.output
     assert sum(b["moves"] for b in json.loads(shown.stdout)) == len(rows)
+
+
+def test_a_gray_game_reviews_its_tiling_moves_too(tmp_path):
+    summary = run_league(parse_config(league(tmp_path, ["random", "greedy"], name="gray", deals=1, variant="gray")),
+                         progress=False)
+    run = tmp_path / "gray"
+    game = sorted(recorded_games(open_store(run)))[0]
+    outcome = review_run(str(run), [game])
+    assert summary.complete and len(outcome.rows) == recorded_games(open_store(run))[game].plies
+    tiling = [r for r in outcome.rows if r["source"] == "tiling"]
+    assert tiling and all(r["class"] in CLASSES and sum(r["wins"]) == pytest.approx(1) for r in tiling)
