@@ -152,7 +152,11 @@ def connect(runs: str | Path | Iterable[str | Path] | Runs) -> duckdb.DuckDBPyCo
     for name in SIDE_TABLES:  # a table beside the games (the review's), where some run holds one
         files = ", ".join(f"'{_sql_path(f)}'" for d in runs.dirs for f in RunStore(d).part_files(name))
         if files:
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{files}], union_by_name=true)")
+            try:
+                con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{files}], union_by_name=true)")
+            except duckdb.Error as exc:  # a damaged part: the games are read, the view names the damage
+                missing.append((name, f"{shown(runs.dirs[0])}: a part of {name}/ cannot be read "
+                                      f"({' '.join(str(exc).split())[:200]})"))
         else:
             missing.append((name, f"{shown(runs.dirs[0])}: no {name} (`azul review run` stores them)"))
     return _missing(con, missing)

@@ -19,28 +19,24 @@ PER_BOT = ("bot", "moves", "games", "accuracy", "mean_win_loss", "mean_points_lo
 
 
 def reviews_of(run, analyser: str | None = None) -> pl.DataFrame:
-    """The run's ``reviews`` rows by one analyser: ``analyser`` (a spec; the rows whose stored
-    label starts with it), else the only one there; a ValueError names the analysers when the run
-    holds several and none is chosen, or none."""
-    from records.columns import SIDE_SCHEMAS
-    from records.store import open_store
+    """The run's ``reviews`` rows by one analyser (``analysis.review_read.read_reviews``):
+    ``analyser``, a spec (the rows whose stored label is it or starts with it) or a whole stored
+    label, else the only one there. A ValueError names the analysers when the run holds several
+    (two spellings of one spec with different models are two) and none is chosen, or none."""
+    from .review_read import read_reviews
 
-    store = open_store(run)
-    files = store.part_files("reviews")
-    if not files:
+    rows = read_reviews([run])
+    if rows is None:
         raise ValueError(f"{run}: no reviews there (make them with: azul review run {run})")
-    rows = pl.concat([pl.read_parquet(f) for f in files], how="vertical_relaxed")
-    rows = rows.select([name for name in SIDE_SCHEMAS["reviews"].names if name in rows.columns])
     labels = sorted(rows["analyser"].unique().to_list())
-    if analyser is not None:
-        chosen = [label for label in labels if label == analyser or label.startswith(analyser + " ")]
-        if not chosen:
-            raise ValueError(f"{run}: no reviews by {analyser!r} (reviews there by: {', '.join(labels)})")
-    else:
-        chosen = labels
-        if len({label.split(" ")[0] for label in labels}) > 1:
-            raise ValueError(f"{run}: reviews by several analysers ({', '.join(labels)}): choose one with --analyser")
-    return rows.filter(pl.col("analyser").is_in(chosen)).sort("game_id", "ply")
+    chosen = labels if analyser is None else [
+        label for label in labels if label == analyser or label.startswith(analyser + " ")]
+    if not chosen:
+        raise ValueError(f"{run}: no reviews by {analyser!r} (reviews there by: {'; '.join(labels)})")
+    if len(chosen) > 1:
+        raise ValueError(f"{run}: reviews by several analysers ({'; '.join(chosen)}): choose one with --analyser "
+                         "(a spec, or a whole label in quotes)")
+    return rows.filter(pl.col("analyser") == chosen[0]).drop("players").sort("game_id", "ply")
 
 
 def with_accuracy(rows: pl.DataFrame) -> pl.DataFrame:

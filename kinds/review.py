@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from analysis.review_marks import default_analyser
+from analysis.review_read import read_reviews
 from records.columns import SIDE_SCHEMAS
 from records.read import read_table
 from records.store import RunStore, open_store
@@ -77,14 +78,11 @@ def recorded_games(store: RunStore) -> dict[str, Game]:
 
 
 def stored_reviews(store: RunStore) -> pa.Table:
-    """The run's ``reviews`` table (empty when it has none)."""
-    import pyarrow.parquet as pq
-
-    schema = SIDE_SCHEMAS[TABLE]
-    files = store.part_files(TABLE)
-    if not files:
-        return schema.empty_table()
-    return pa.concat_tables([pq.read_table(f, schema=schema) for f in files])
+    """The run's ``reviews`` table (empty when it has none; analysis.review_read reads it)."""
+    rows = read_reviews([store])
+    if rows is None:
+        return SIDE_SCHEMAS[TABLE].empty_table()
+    return rows.drop("players").to_arrow().cast(SIDE_SCHEMAS[TABLE])
 
 
 def choose_games(games: dict[str, Game], wanted: Sequence[str] | None, sample: int | None,

@@ -10,11 +10,12 @@ give its part of report.html and summary.md. ``analysis.report`` computes every 
 """
 from __future__ import annotations
 
-from . import event, faults, head_to_head, luck, marker, neighbours, openings, ratings, scores, seats, sprt, standings, study, tune
+from . import (event, faults, head_to_head, luck, marker, neighbours, openings, ratings, review, scores, seats, sprt,
+               standings, study, tune)
 from .context import Context, Section
 
 SECTIONS: list[Section] = [sprt.SECTION, tune.SECTION, event.SECTION, ratings.SECTION, faults.SECTION, standings.SECTION,
-                           head_to_head.SECTION, seats.SECTION, luck.SECTION, openings.SECTION, marker.SECTION, neighbours.SECTION,
-                           study.SECTION, scores.SECTION]
+                           head_to_head.SECTION, seats.SECTION, luck.SECTION, openings.SECTION, marker.SECTION,
+                           review.SECTION, neighbours.SECTION, study.SECTION, scores.SECTION]
 
 __all__ = ["SECTIONS", "Context", "Section"]
