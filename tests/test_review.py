@@ -303,3 +303,25 @@ def test_a_gray_game_reviews_its_tiling_moves_too(tmp_path):
     assert summary.complete and len(outcome.rows) == recorded_games(open_store(run))[game].plies
     tiling = [r for r in outcome.rows if r["source"] == "tiling"]
     assert tiling and all(r["class"] in CLASSES and sum(r["wins"]) == pytest.approx(1) for r in tiling)
+
+
+def test_the_docs_table_of_the_shipped_maps_is_read_from_their_files():
+    """docs/review.md's table of the shipped maps says what bots/models/calibration-Np.json hold
+    (refit a map: rerun its command, then this table's row)."""
+    import re
+    from pathlib import Path
+
+    from kinds.review_move import shipped_calibration
+
+    text = (Path(__file__).parent.parent / "docs" / "review.md").read_text()
+    rows = re.findall(r"^\| ([234]) \| ([\d,]+) / ([\d,]+) \| ([\d,]+) \| ([\d.]+) \(([\d.]+) \.\. ([\d.]+)\) \| "
+                      r"([\d.]+) \| ([\d.]+) \(([\d.]+) \.\. ([\d.]+)\) \|", text, re.M)
+    assert [r[0] for r in rows] == ["2", "3", "4"]
+    for players, fitted, checked, positions, a, a_low, a_high, brier, beta, beta_low, beta_high in rows:
+        shipped = shipped_calibration(int(players))
+        m, c = shipped["map"], shipped["check"]["fitted"]
+        assert (int(fitted.replace(",", "")), int(checked.replace(",", "")), int(positions.replace(",", ""))) == (
+            m["games"], shipped["checked_games"], shipped["checked_positions"])
+        assert [float(x) for x in (a, a_low, a_high)] == [round(m[k], 3) for k in ("a", "a_low", "a_high")]
+        assert float(brier) == round(c["brier"], 4)
+        assert [float(x) for x in (beta, beta_low, beta_high)] == [round(c[k], 3) for k in ("beta", "beta_low", "beta_high")]
