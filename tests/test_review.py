@@ -23,6 +23,7 @@ from kinds.review_move import Analyser, review_game, seed_of
 from azul_cli.main import app
 from engine import GameState
 from kinds.review import recorded_games, review_run, stored_reviews
+from records.read import read_table
 from records.store import open_root, open_store
 from tournament.config import parse_config
 from tournament.replay import walk_games
@@ -231,8 +232,8 @@ def test_a_map_fitted_on_some_recorded_games_holds_on_others(tmp_path):
     assert summary.complete
     analyser = Analyser.for_table(2, "mcts-2p:iterations=100", calibrated=False)
     results = open_store(summary.run_dir)
-    from records.read import read_table
-    ranks = {(g, s): r for g, s, r in zip(*read_table(results, "results", ["game_id", "seat", "rank"]).to_pydict().values())}
+    table = read_table(results, "results", ["game_id", "seat", "rank"]).to_pydict()
+    ranks = {(g, s): r for g, s, r in zip(table["game_id"], table["seat"], table["rank"])}
     rows = {"game": [], "position": [], "value": [], "won": []}
     position = 0
     for g, (gid, walk) in enumerate(walk_games(results)):
@@ -324,4 +325,5 @@ def test_the_docs_table_of_the_shipped_maps_is_read_from_their_files():
             m["games"], shipped["checked_games"], shipped["checked_positions"])
         assert [float(x) for x in (a, a_low, a_high)] == [round(m[k], 3) for k in ("a", "a_low", "a_high")]
         assert float(brier) == round(c["brier"], 4)
-        assert [float(x) for x in (beta, beta_low, beta_high)] == [round(c[k], 3) for k in ("beta", "beta_low", "beta_high")]
+        assert [float(x) for x in (beta, beta_low, beta_high)] == [
+            round(c[k], 3) for k in ("beta", "beta_low", "beta_high")]
