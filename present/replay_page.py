@@ -12,6 +12,13 @@ cells ``.wall [data-row][data-col]`` (``data-color`` on the filled ones), floor 
 ``[data-slot]``, ``#factories [data-factory="N"]`` and ``#center`` with tiles as
 ``[data-color]`` (``1`` is the marker), the move list ``#moves li[data-ply]`` and the table
 ``#round-scores``.
+
+A reviewed game (a review stored in the run's ``reviews`` table: present/review_view.py) shows its
+review too, read from the run, never made: ``#eval-graph`` (an SVG with one ``path.seat-line``
+per seat, ``data-seat``, and the judged moves as ``.eval-mark[data-ply]``), each move of the list
+marked (``li[data-class]`` and ``.mark``: ``?!``, ``?``, ``??``), ``#review-move`` (the selected
+move's best move, principal variation, win and points lost) and ``#accuracy`` (a row per seat,
+``tr[data-seat]``). Without a review the page is as before.
 """
 from __future__ import annotations
 
@@ -22,18 +29,25 @@ from markupsafe import Markup
 from engine.rules import COLOURS, FLOOR_COSTS, WALL, wall_colour
 
 from .pages import html_pages
+from .review_view import game_review
 
 PAGES = html_pages("present")
+STORED = "stored"  # page()'s review: the one the game's run holds, if any
 
 
-def page(game: dict) -> str:
-    """The HTML page for ``game`` (``ReplayGame.to_dict()``), as one string."""
+def page(game: dict, review: dict | str | None = STORED) -> str:
+    """The HTML page for ``game`` (``ReplayGame.to_dict()``), as one string. ``review``: the
+    game's review as ``present.review_view.game_review`` gives it; by default the one stored in
+    the game's run (``game["run_dir"]``), read there; None: none shown."""
+    if review == STORED:
+        review = game_review(game["run_dir"], game["game_id"])
     seats = ", ".join(f"seat {s} {bot}" for s, bot in enumerate(game["bots"]))
     meta = (f"run {game['run_dir']} | {game['players']} players, {game['variant']} wall | {seats} | "
             f"final scores {' - '.join(str(x) for x in game['scores'])} ({game['termination']})")
     # JSON inside <script>: no "</script>" or "<!--" can close or open anything
     rules = {"colours": COLOURS, "floor_costs": list(FLOOR_COSTS),
              "printed_wall": ["".join(COLOURS[wall_colour(r, c)] for c in range(WALL)) for r in range(WALL)]}
-    data = json.dumps({**game, "rules": rules}, separators=(",", ":")).replace("<", "\\u003c")
+    reviewed = {"review": review} if review else {}  # without a review, the data is as before
+    data = json.dumps({**game, "rules": rules, **reviewed}, separators=(",", ":")).replace("<", "\\u003c")
     return PAGES.get_template("replay.html").render(title=f"Azul replay: {game['game_id']}", meta=meta,
-                                                    data=Markup(data))
+                                                    data=Markup(data), review=review)

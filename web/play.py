@@ -9,11 +9,17 @@ browser").
     POST /play/t/TOKEN/undo       take back the person's last move (not past a deal)
     POST /play/t/TOKEN/next       the series' second game
     POST /play/t/TOKEN/save       save again a finished game whose save failed (kept on the table)
+    POST /play/t/TOKEN/review     review a saved game of the table (form field game; iterations and
+                                  analyser, when sent, must be the default analyser's 1000), stored
+                                  with the played run as its reviews/ (web/play_records.py)
+    GET  /play/t/TOKEN/game/ID    a saved game of the table replayed, with its review when it has
+                                  one: the run pages' replay (present/replay_page.py)
 
 Tables live in this process's memory (``Tables``, at most ``MAX_TABLES``), each under a random
 token that is its URL, so a reload continues the game; every POST answers with a redirect to the
 table's page (a reload never plays a move twice). Nothing is written but a finished game, into
-``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store); a game whose
+``play_out``, a folder or an s3:// run (web/play_records.py, through the run's store), and the review of
+a saved game the person asks for, beside it; a game whose
 save fails stays on its table, said on its page, until "Save again" writes it. A form's body is at
 most ``MAX_FORM`` bytes: a larger one is refused (413) before it is read. The pages
 are Jinja templates (web/templates/play/), every text escaped by them; no script is needed: each choice is a link or a button.
@@ -37,7 +43,7 @@ from present.lines import verdict
 from present.teach import hint
 from records.store import open_store
 
-from .play_records import check_play_out
+from .play_records import REVIEW_ITERATIONS, check_play_out
 from .play_setup import HINT_ITERATIONS, MAX_ITERATIONS, MAX_SECONDS, check_setup, table_bots
 from .play_table import Table
 from .play_view import choices, position, preview_lines
@@ -82,6 +88,7 @@ def play_routes(play_out: Path | str) -> list:
     through its store: records.store.open_store)."""
     tables = Tables()
     play_out = open_store(play_out)
+    viewing = threading.Lock()  # the played run's local view (a run on object storage) is made by one at a time
 
     def page(name: str, status: int = 200, **context) -> HTMLResponse:
         return HTMLResponse(PAGES.get_template(name).render(**context), status_code=status)
@@ -123,13 +130,16 @@ def play_routes(play_out: Path | str) -> list:
         if mine and q.get("hint"):
             hints = hint(state, HINT_ITERATIONS, table.setup.seed, 3)
         notice, table.notice = table.notice, None
-        urls = {k: request.url_for(f"play_{k}", token=token).path for k in ("table", "move", "undo", "next", "save")}
+        urls = {k: request.url_for(f"play_{k}", token=token).path
+                for k in ("table", "move", "undo", "next", "save", "review")}
+        urls["games"] = {gid: request.url_for("play_game", token=token, game_id=gid).path for gid in table.saved}
         return page("table.jinja", table=table, view=position(state, table.names),
                     choices=choices(state, q.get("pick")) if mine else None,
                     asked=asked, preview=preview_lines(state, asked) if asked else None,
                     hints=hints, hint_iterations=HINT_ITERATIONS, notice=notice, urls=urls,
                     verdict=verdict(state.to_json()["ranks"], table.seat) if state.is_over else None,
-                    new=request.url_for("play_new").path, play_out=str(play_out))
+                    new=request.url_for("play_new").path, play_out=str(play_out),
+                    review_iterations=REVIEW_ITERATIONS)
 
     async def table_page(request: Request) -> Response:
         token = request.path_params["token"]
@@ -169,6 +179,69 @@ def play_routes(play_out: Path | str) -> list:
             return RedirectResponse(request.url_for("play_table", token=token).path, status_code=303)
         return act
 
+    async def review(request: Request) -> Response:
+        """Review a saved game of the table with the default analyser at the capped budget (a
+        request for another budget or analyser is refused, 400), then the table's page, which says
+        the person's accuracy and links to the game's replay with its marks."""
+        token = request.path_params["token"]
+        table = tables.get(token)
+        if table is None:
+            return _missing(request)
+        back = request.url_for("play_table", token=token).path
+
+        def refused(error: str, status: int = 400) -> HTMLResponse:
+            return page("refused.jinja", status, error=error, heading="Not reviewed",
+                        new=request.url_for("play_new").path, table=back)
+        try:
+            form = await _form(request)
+        except FormTooLarge as exc:
+            return _closing(refused(str(exc), 413))
+        from analysis.review_marks import default_analyser
+
+        spec = default_analyser(table.setup.players)
+        iterations = form.get("iterations", str(REVIEW_ITERATIONS)).strip()
+        if iterations != str(REVIEW_ITERATIONS):
+            return refused(f"iterations: the review here searches {REVIEW_ITERATIONS:,} iterations a move, "
+                           f"the most the table allows, not {iterations!r} (another budget: azul review run "
+                           f"{play_out} --game ID --analyser SPEC)")
+        if form.get("analyser", spec).strip() != spec:
+            return refused(f"analyser: the review here is {spec}'s, not {form['analyser']!r} (another "
+                           f"analyser: azul review run {play_out} --game ID --analyser SPEC)")
+        game_id = form.get("game") or (table.saved[-1] if table.saved else "")
+        if game_id not in table.saved:
+            if game_id:
+                return refused(f"game: this table saved no game {game_id!r}", 404)
+            return refused("no game of this table is saved yet: a game is reviewed once it is over and saved", 409)
+
+        def run():
+            with table.lock:
+                table.notice = table.review(game_id)
+        await run_in_threadpool(run)
+        return RedirectResponse(back, status_code=303)
+
+    async def game_page(request: Request) -> Response:
+        """A saved game of the table, replayed, with its review when it has one (read, never made)."""
+        from present.replay_page import page as replay_page
+        from tournament.replay import replay_steps
+
+        token, game_id = request.path_params["token"], request.path_params["game_id"]
+        table = tables.get(token)
+        if table is None:
+            return _missing(request)
+        if game_id not in table.saved:
+            return page("refused.jinja", 404, error=f"this table saved no game {game_id!r}", heading="No such game",
+                        new=request.url_for("play_new").path, table=request.url_for("play_table", token=token).path)
+
+        def draw() -> str:
+            with viewing:
+                return replay_page(replay_steps(play_out, game_id).to_dict())
+        try:
+            return HTMLResponse(await run_in_threadpool(draw))
+        except Exception as exc:  # noqa: BLE001 - the played run cannot be read now: said, never a traceback
+            return page("refused.jinja", 503, error=f"--play-out {play_out}: cannot read game {game_id} "
+                        f"({type(exc).__name__}: {exc})", heading="Unreadable",
+                        new=request.url_for("play_new").path, table=request.url_for("play_table", token=token).path)
+
     def _missing(request: Request) -> HTMLResponse:
         return page("missing.jinja", 404, new=request.url_for("play_new").path)
 
@@ -179,6 +252,8 @@ def play_routes(play_out: Path | str) -> list:
         Route("/t/{token}/undo", action("undo"), methods=["POST"], name="play_undo"),
         Route("/t/{token}/next", action("next"), methods=["POST"], name="play_next"),
         Route("/t/{token}/save", action("save"), methods=["POST"], name="play_save"),
+        Route("/t/{token}/review", review, methods=["POST"], name="play_review"),
+        Route("/t/{token}/game/{game_id}", game_page, name="play_game"),
         Mount("/static", StaticFiles(directory=STATIC), name="play_static"),
     ]
 

@@ -9,6 +9,10 @@ four tables are exactly what a league writes for such a game (a series' ``series
 measured while it was played. Everything goes through the run's store (``records.store.open_store``:
 a local folder, or a run on object storage): the part is written under the store's lock
 (``store.lock()``: the folder's flock, or the S3 lock object), ``run.json`` first when the run is new.
+
+A saved game can be reviewed (``review_game``: kinds/review.py's ``review_run`` with the default
+analyser, its budget the one the table allows, ``REVIEW_ITERATIONS``), its rows stored beside the
+games as the run's ``reviews`` side table, as ``azul review run`` stores them.
 """
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ from tournament.game import Seat, play_game
 from tournament.scheduler import GameSpec
 
 KIND = PLAYED.name
+REVIEW_ITERATIONS = 1000  # the review's budget a search: the default analyser's, the only one the table runs
 LOCK_TRIES = 20  # times 0.1 s: how long a save waits for another writer of the folder
 
 
@@ -138,3 +143,28 @@ def _locked(store) -> Iterator[None]:
         else:
             raise ValueError(f"{holder}; the game was not saved")
         yield
+
+
+def review_game(play_out, game_id: str, players: int) -> dict:
+    """Review the saved game ``game_id`` of ``play_out`` (a folder, a URL or its store) with the
+    default analyser of ``players`` and store it with the run (a game reviewed before is not
+    reviewed again); returns ``analyser`` (its label) and ``accuracy`` (per seat, as the replay page
+    shows it: present/review_view.py). A ValueError says why it could not be made."""
+    from analysis.review_marks import ITERATIONS, default_analyser
+    from kinds.review import review_run
+    from present.review_view import accuracy
+
+    if ITERATIONS != REVIEW_ITERATIONS:  # the table runs the default analyser only at the capped budget
+        raise ValueError(f"the default analyser searches {ITERATIONS:,} iterations, over the table's "
+                         f"{REVIEW_ITERATIONS:,}: review it with azul review run")
+    store = RunStore(play_out)
+    try:
+        outcome = review_run(store.address(), [game_id], analyser=default_analyser(players), workers=0)
+    except OSError as exc:
+        raise ValueError(f"--play-out {store}: cannot store the review ({exc.strerror or exc})") from None
+    except Exception as exc:  # noqa: BLE001 - records.errors.AzulError and the analyser's ValueError: one line
+        raise ValueError(str(exc) or type(exc).__name__) from None
+    rows = [r for r in outcome.rows if r["game_id"] == game_id]
+    if not rows:
+        raise ValueError(f"the review of game {game_id} holds no move")
+    return {"analyser": rows[0]["analyser"], "accuracy": accuracy(rows, players)}

@@ -21,7 +21,7 @@ from present.lines import game_line, result_lines, round_header, scores_line
 from tournament.scheduler import round_seed, series_deal_seed
 from tournament.series import SeriesGame, SeriesResult, combine, complete_rows, fault_text, opener_of
 
-from .play_records import FinishedGame, new_game_id, write_game
+from .play_records import FinishedGame, new_game_id, review_game, write_game
 from .play_setup import Setup
 
 class Table:
@@ -37,6 +37,7 @@ class Table:
         self.saved: list[str] = []  # their game ids in --play-out
         self.unsaved: list[FinishedGame] = []  # finished games whose save failed, kept to save again
         self.save_error: str | None = None  # why the last save failed (None: every finished game saved)
+        self.reviews: dict[str, dict] = {}  # the saved games reviewed at the person's asking, by game id
         self.result: SeriesResult | None = None  # the series' result, once both games are over
         self.log: list[str] = []
         self.problem: str | None = None  # why the table cannot go on (a bot failed)
@@ -180,6 +181,19 @@ class Table:
         self.save_error = None
         now = self.saved[before:]
         return f"saved as game{'s' if len(now) > 1 else ''} {', '.join(now)}"
+
+    def review(self, game_id: str) -> str:
+        """Review the saved game ``game_id`` (web/play_records.py, ``review_game``) and keep what it
+        says of each seat: what was done, in words. A failure is said, never raised."""
+        if game_id not in self.saved:
+            return f"not reviewed: this table saved no game {game_id!r}"
+        try:
+            self.reviews[game_id] = review_game(self.play_out, game_id, self.setup.players)
+        except Exception as exc:  # noqa: BLE001 - said on the page
+            text = str(exc) if isinstance(exc, ValueError) and str(exc) else fault_text(exc)
+            return f"not reviewed: {text}"
+        mine = self.reviews[game_id]["accuracy"][self.seat]
+        return f"reviewed game {game_id}: your accuracy {mine['accuracy']}"
 
     @property
     def series_lines(self) -> list[str]:

@@ -4,7 +4,8 @@
     /api/index                          its data and its HTML, which the open page polls
     /run/<path>                         a run's page (web/data.py, web/pages.py)
     /api/run/<path>                     its data and its HTML
-    /run/<path>/game/<id>               a recorded game's replay (azul replay --html's page)
+    /run/<path>/game/<id>               a recorded game's replay (azul replay --html's page), with
+                                        its stored review when it has one
     /run/<path>/game/<id>/analyze?step=N  the top moves of that game's position after step N
     /atlas/<path>                       an atlas run's own page (its atlas.html)
 
@@ -112,12 +113,22 @@ def view_routes(runs: list[Path]) -> list:
             return None, HTMLResponse(pages.plain_page("unreadable", failed(exc), error=True), 503)
 
     def replay(request: Request) -> Response:
+        """The game's replay, with its stored review when the run holds one: read, never made (a
+        review is made by ``azul review run``, or at /play for a person's game)."""
         from present.replay_page import page
+        from present.review_view import game_review
 
-        game, refused = game_of(request.path_params["path"], request.path_params["game_id"])
+        path, game_id = request.path_params["path"], request.path_params["game_id"]
+        game, refused = game_of(path, game_id)
         if refused is not None:
             return refused
-        return HTMLResponse(page(game.to_dict()))
+        found = served.found(path)
+        try:
+            with view_lock(found):  # game_review says what it cannot read in the page
+                review = game_review(found.local(), game_id)
+        except Exception as exc:  # noqa: BLE001 - the run's view cannot be made now: said on the page
+            review = {"error": f"the review of this game cannot be read: {failed(exc)}"}
+        return HTMLResponse(page(game.to_dict(), review))
 
     def analyze(request: Request) -> Response:
         path, game_id = request.path_params["path"], request.path_params["game_id"]

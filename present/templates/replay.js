@@ -6,6 +6,9 @@ const ORDER = game.rules.colours;  // the rules constants come with the data (en
 const NS = "http://www.w3.org/2000/svg";
 const T = 22;  // tile size in SVG units
 let current = 0;
+// the game's stored review (present/review_view.py), when the run holds one: its moves by ply
+const review = game.review && !game.review.error ? game.review : null;
+const reviewed = new Map(review ? review.moves.map(m => [m.ply, m]) : []);
 
 function svg(tag, attrs, parent) {
   const node = document.createElementNS(NS, tag);
@@ -126,6 +129,7 @@ function show(i) {
   document.querySelectorAll("#moves li").forEach(li => {
     li.classList.toggle("current", step.move !== null && Number(li.dataset.ply) === step.ply);
   });
+  if (review) showReview(step);
   document.querySelectorAll("#round-scores tbody tr").forEach((tr, r) => {
     const done = r + 1 <= step.rounds_done;
     tr.classList.toggle("current-round", r + 1 === step.round);
@@ -134,6 +138,45 @@ function show(i) {
       td.classList.toggle("pending", !done);
     });
   });
+}
+
+function percent(p) {
+  return p === null || p === undefined ? "-" : `${(100 * p).toFixed(1)}%`;
+}
+
+function points(x) {
+  return x === null || x === undefined ? "-" : x.toFixed(2);
+}
+
+function showReview(step) {
+  // the review of the move that led to this step: its class, the analyser's best move and line,
+  // what it gave up; the graph's cursor at the step's ply
+  const c = review.chart;
+  const x = c.left + step.ply / Math.max(c.plies, 1) * (c.right - c.left);
+  const cursor = document.getElementById("eval-cursor");
+  cursor.setAttribute("x1", x);
+  cursor.setAttribute("x2", x);
+  const box = document.getElementById("review-move");
+  const m = step.move === null ? undefined : reviewed.get(step.ply);
+  box.dataset.ply = m ? m.ply : "";
+  box.dataset.class = m ? m.class : "";
+  const text = (id, value) => { document.getElementById(id).textContent = value; };
+  document.getElementById("rv-best-line").hidden = !m;
+  document.getElementById("rv-loss-line").hidden = !m;
+  if (!m) {
+    text("rv-head", step.move === null ? "a deal: select a move to see its review"
+      : `ply ${step.ply}: no review of this move`);
+    return;
+  }
+  const mark = m.mark ? ` ${m.mark}` : "";
+  text("rv-head", `ply ${m.ply}: seat ${m.seat} (${game.bots[m.seat]}) played ${m.move}: ${m.class}${mark}`);
+  text("rv-best", m.best);
+  text("rv-pv", m.pv || m.best);
+  text("rv-win-loss", percent(m.win_loss));
+  text("rv-win-detail", `${percent(m.win_before)} with the best move, ${percent(m.win_after)} after ${m.move}`);
+  text("rv-points-loss", points(m.points_loss));
+  text("rv-points-detail", `expected final score ${points(m.points_best)} with the best move, ` +
+    `${points(m.points_played)} after ${m.move}`);
 }
 
 function build() {
@@ -164,6 +207,18 @@ function build() {
     li.dataset.step = i + 1;
     li.textContent = step.move;
     li.title = `round ${step.round}, seat ${step.seat}`;
+    const judged = reviewed.get(step.ply);
+    if (judged) {
+      li.dataset.class = judged.class;
+      li.classList.add(`review-${judged.class}`);
+      li.title += `: ${judged.class}` + (judged.move === judged.best ? "" : `, best ${judged.best}`);
+      if (judged.mark) {
+        const mark = document.createElement("span");
+        mark.className = "mark";
+        mark.textContent = judged.mark;
+        li.append(mark);
+      }
+    }
     if (dealt) li.classList.add("round-start");  // the first move after a deal
     dealt = false;
     li.addEventListener("click", () => show(i));
@@ -180,6 +235,10 @@ function build() {
     tr.append(Object.assign(document.createElement("th"), {textContent: r + 1}));
     for (let s = 0; s < game.players; s++) tr.insertCell();
   });
+  document.querySelectorAll("#eval-graph .eval-mark").forEach(mark => mark.addEventListener("click", () => {
+    const i = game.steps.findIndex(st => st.move !== null && st.ply === Number(mark.dataset.ply));
+    if (i >= 0) show(i);
+  }));
   document.getElementById("first").addEventListener("click", () => show(0));
   document.getElementById("prev").addEventListener("click", () => show(current - 1));
   document.getElementById("next").addEventListener("click", () => show(current + 1));
