@@ -25,6 +25,7 @@ from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER,
                            rng_below, dest_mask, check_move, MAX_MOVES)
 from bots._policies cimport Weights, greedy_move, heuristic_move, default_weights, keep_allowed
 from bots._evaluators cimport Evaluator, result_values
+from bots._prior cimport NFEATURES, prior_of
 
 cdef enum:
     ROLLOUT_RANDOM = 0
@@ -45,6 +46,7 @@ cdef struct Node:
     uint32_t visits
     uint16_t move            # move code that leads here from the parent
     uint16_t n_children      # 0 while not expanded (and for leaves that cannot be expanded)
+    float prior              # the policy prior of the move (a search with prior weights), else 0
 
 
 # select's per-child arithmetic read from tables (a third of a search's time went to its
@@ -162,6 +164,9 @@ cdef class Search:
     cdef double root_bias[TILING_BASE + 25]   # run's root_bias by move code, when biased
     cdef bint biased
     cdef double child_sum[MAX_MOVES][4]   # per root child (tree order): each seat's values summed (child_values)
+    cdef bint use_prior      # PUCT with the policy prior (run's prior), else UCT
+    cdef double prior_w[NFEATURES]
+    cdef double puct
     cdef public long long iterations_done
 
     def __cinit__(self, int max_nodes=1 << 23):
@@ -183,7 +188,7 @@ cdef class Search:
     # ------------------------------------------------------------ the entry point from Python
     def run(self, state, seed, long long iterations, double seconds, double exploration,
             str rollout, str cutoff, Evaluator evaluator not None, allowed=None, str prune="none",
-            root_bias=None):
+            root_bias=None, prior=None, double puct=0.0):
         """Search from a GameState's position; seconds > 0 means a time budget (iterations then a cap).
 
         ``rollout`` and ``cutoff``: names in ROLLOUTS and CUTOFFS; ``evaluator`` values the
@@ -198,7 +203,12 @@ cdef class Search:
 
         ``root_bias``: {move code: value} added to a root child's mean wherever the search
         selects among the root's children (a plan intervention's bias, in the value's units; the
-        rollouts and the tree below do not see it). All 0: the same search as none."""
+        rollouts and the tree below do not see it). All 0: the same search as none.
+
+        ``prior``: the policy prior's weights (bots/prior.py, one a feature): every node then
+        selects by PUCT, mean + puct * P * sqrt(visits) / (1 + child visits), P the move's prior,
+        an unvisited child's mean that of its visited siblings (0.5 before any), and the root's
+        biased selection is UCT's as before. None: UCT, exactly as without it."""
         cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
@@ -207,6 +217,13 @@ cdef class Search:
             self.n_root_moves = keep_allowed(self.root_moves, gen_moves(&core.s, self.root_moves),
                                              allowed)
         self.biased = root_bias is not None
+        self.use_prior = prior is not None
+        if self.use_prior:
+            if len(prior) != NFEATURES:
+                raise ValueError(f"mcts: the prior has {NFEATURES} weights, not {len(prior)}")
+            for k in range(NFEATURES):
+                self.prior_w[k] = prior[k]
+            self.puct = puct
         if self.biased:
             memset(self.root_bias, 0, sizeof(self.root_bias))
             for code, bias in root_bias.items():
@@ -256,7 +273,12 @@ cdef class Search:
                         break
                     if not self.expand(idx, &st):
                         break
-                child = self.select_root() if idx == 0 and self.biased else self.select(idx)
+                if idx == 0 and self.biased:
+                    child = self.select_root()
+                elif self.use_prior:
+                    child = self.select_puct(idx)
+                else:
+                    child = self.select(idx)
                 seats[depth + 1] = st.to_move
                 apply_move(&st, self.nodes[child].move)
                 depth += 1
@@ -284,6 +306,7 @@ cdef class Search:
     cdef bint expand(self, int32_t idx, State* st) noexcept nogil:
         """Give node idx a child per legal move, in shuffled order; False when the pool is full."""
         cdef int moves[MAX_MOVES]
+        cdef double priors[MAX_MOVES]
         cdef int n = gen_moves(st, moves), i, j, t
         cdef int32_t first = self.n_nodes, cap
         cdef Node* grown
@@ -310,8 +333,11 @@ cdef class Search:
             t = moves[i]
             moves[i] = moves[j]
             moves[j] = t
+        if self.use_prior:
+            prior_of(st, moves, n, self.prior_w, priors)
         for i in range(n):
             ch = &self.nodes[first + i]
+            ch.prior = priors[i] if self.use_prior else 0
             ch.value = 0
             ch.visits = 0
             ch.move = moves[i]
@@ -343,6 +369,30 @@ cdef class Search:
             if v < TABLE and ch.value * INV[v] + bonus * ISQRT[v] < best_score - 1e-9:
                 continue
             score = ch.value / v + self.exploration * sqrt(logn / v)
+            if score > best_score:
+                best_score = score
+                best = first + i
+        return best
+
+    cdef int32_t select_puct(self, int32_t idx) noexcept nogil:
+        """PUCT: the best mean plus puct * prior * sqrt(parent's visits) / (1 + child's visits); an
+        unvisited child's mean is its visited siblings' (0.5 before any)."""
+        cdef Node* nd = &self.nodes[idx]
+        cdef Node* ch
+        cdef int32_t first = nd.first_child, best = first
+        cdef int i
+        cdef double total = 0, seen = 0, fpu, q, score, best_score = -1e300
+        cdef double scale = self.puct * sqrt(<double>nd.visits if nd.visits else 1.0)
+        for i in range(nd.n_children):
+            ch = &self.nodes[first + i]
+            if ch.visits:
+                total += ch.value
+                seen += ch.visits
+        fpu = total / seen if seen else 0.5
+        for i in range(nd.n_children):
+            ch = &self.nodes[first + i]
+            q = ch.value / ch.visits if ch.visits else fpu
+            score = q + scale * ch.prior / (1 + ch.visits)
             if score > best_score:
                 best_score = score
                 best = first + i

@@ -25,6 +25,7 @@ cdef int greedy_move(const State* s, Rng* rng) noexcept nogil
 cdef int heuristic_move(const State* s, Rng* rng, const Weights* w) noexcept nogil
 cdef int greedy_pick(const State* s, Rng* rng, const int* moves, int n) noexcept nogil
 cdef int greedy_draft(const State* s, Rng* rng, int* count) noexcept nogil
+cdef void draft_values(const State* s, const int* moves, int n, int* out) noexcept nogil
 cdef int heuristic_pick(const State* s, Rng* rng, const Weights* w, const int* moves, int n) noexcept nogil
 cdef int keep_allowed(int* moves, int n, allowed) except -1
 cdef double evaluate(const State* s, int seat, const Weights* w) noexcept nogil

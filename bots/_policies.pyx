@@ -188,6 +188,15 @@ cdef int greedy_draft(const State* s, Rng* rng, int* count) noexcept nogil:
     count[0] = n
     return choice
 
+cdef void draft_values(const State* s, const int* moves, int n, int* out) noexcept nogil:
+    """greedy's value of each of ``moves[:n]`` (legal moves of the seat to move), as greedy_pick
+    ranks them: a draft's change in round_value, a tiling move's points."""
+    cdef int i, placed = 0
+    cdef Drafts x
+    drafts_init(&x, s)
+    for i in range(n):
+        out[i] = greedy_value(&x, moves[i], &placed)
+
 # ---------------------------------------------------------------- the evaluation
 
 cdef int best_draft(const State* s) noexcept nogil:

@@ -51,6 +51,11 @@ class MCTSBot(Bot):
         value_scale: Annotated[float, Param(
             "points of heuristic evaluation margin that make a 73% pairwise value at a cut-off",
             0.01, 1000.0)] = 8.0,
+        prior: Annotated[Literal["none", "model"], Param(
+            "none: UCT; model: PUCT with the policy prior kept in model's file (its policy section, "
+            "bots/prior.py), mean + puct * P * sqrt(N) / (1 + n)")] = "none",
+        puct: Annotated[float, Param("prior=model's constant c in mean + c * P * sqrt(N) / (1 + n)",
+                                     0.0, 100.0)] = 1.0,
         prune: Annotated[Literal["none", "floor"], Param(
             "moves the tree leaves out: none; floor: a draft to the floor when one pattern line "
             "could take all its tiles")] = "none",
@@ -74,6 +79,9 @@ class MCTSBot(Bot):
         self.value_scale = value_scale
         self.max_nodes = max_nodes
         self.prune = prune
+        self.prior = prior
+        self.puct = puct
+        self._prior_weights = None
         self.model = model
         # read once, pickled along; without a model, the table's model is read at the first search
         self._model = model_bytes(model) if evaluator == "value" and model is not None else None
@@ -105,6 +113,14 @@ class MCTSBot(Bot):
             value = params[name]
             if value == defaults[name]:
                 continue
+            if name == "puct" and params["prior"] != "model":
+                return f"puct={value} is read only with prior=model (a policy prior): add prior=model, or leave puct out"
+            if name == "exploration" and params["prior"] == "model":
+                return (f"exploration={value} is UCT's constant, unread with prior=model (PUCT's is puct): "
+                        "leave exploration out")
+            if name == "prior" and (params["evaluator"] != "value" or params["cutoff"] != "round"):
+                return (f"prior={value} reads the policy section of the value model's file: it needs "
+                        "evaluator=value and cutoff=round")
             if name == "iterations" and params["seconds"] is not None:
                 return (f"iterations={value} is the budget only without seconds (seconds="
                         f"{params['seconds']:g} replaces it): give one of them")
@@ -132,15 +148,27 @@ class MCTSBot(Bot):
             return None
         if self.model is None:  # the shipped model of that player count, if there is one
             try:
-                default_model(players)
+                name = default_model(players)
             except ValueError as exc:
                 return str(exc)
-            return None
+            return self._prior_error(model_bytes(name), name)
         wanted = read_model(self._model, self.model)[0]["players"]
         if wanted == players:
-            return None
+            return self._prior_error(self._model, self.model)
         return (f"mcts: model {self.model!r} values {wanted}-player games, not {players}-player ones "
                 f"(a {players}-player table)")
+
+    def _prior_error(self, data: bytes, name: str) -> str | None:
+        """With prior=model: why the model file cannot give the prior (it holds no policy section)."""
+        if self.prior != "model":
+            return None
+        from .prior import PolicyPrior
+        try:
+            found = PolicyPrior.from_model(data, name)
+        except ValueError as exc:
+            return str(exc)
+        return None if found is not None else (f"mcts: prior=model, but the model {name!r} holds no policy section "
+                                               "(fit one: docs/train.md, 'The policy prior')")
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -210,6 +238,7 @@ class MCTSBot(Bot):
                 self._model is None or self._evaluator is None or self._evaluator.players != state.players):
             self._model = model_bytes(default_model(state.players))  # the table's: value-2p, value-3p, ...
             self._evaluator = None
+            self._prior_weights = None
         if self._search is None:
             self._search = _mcts.Search(self.max_nodes)
         if self._evaluator is None:
@@ -221,8 +250,15 @@ class MCTSBot(Bot):
                              f"games, not {state.players}-player ones")
         if seconds is not None:
             budget = 1 << 62
+        if self.prior == "model" and self._prior_weights is None:
+            from .prior import PolicyPrior
+            found = PolicyPrior.from_model(self._model, self.model or "the table's model")
+            if found is None:
+                raise ValueError(self._prior_error(self._model, self.model or default_model(state.players)))
+            self._prior_weights = list(found.weights)
         self._search.run(state, self.seed, budget, seconds or 0.0, self.exploration,
-                         self.rollout, self.cutoff, self._evaluator, allowed, self.prune, root_bias)
+                         self.rollout, self.cutoff, self._evaluator, allowed, self.prune, root_bias,
+                         self._prior_weights, self.puct)
         return self._search
 
 

@@ -1,0 +1,92 @@
+"""The policy prior (issue 46; docs/train.md, "The policy prior"): fitted on the moves a run's bots
+played, how well it predicts held-out moves, and what it costs the search.
+
+    python benchmarks/bench_prior.py --run runs/claims/claim-runs/second-mover-2p
+    python benchmarks/bench_prior.py --run RUN --save bots/models/value-2p-prior.azv   # the shipped file
+
+The run's draft positions (``learn.policy.played_positions``: the features of the legal moves
+before each move, the move played as the target) are split by game, even games fitted
+(``learn.policy.fit``, the conditional logit of Bradley-Terry's move model) and odd games
+checked: printed are the positions, the fit's time, the held-out log loss (nats a move) and
+top-1 rate (how often the prior's likeliest move is the one played) of the fit, of greedy's value
+alone (weight 1 on ``greedy``, the rest 0) and of the uniform prior, and the weights by feature.
+``--save`` writes a model file of the value model ``--value`` with the fitted weights as its
+``policy`` section. Then, one core: MCTS iterations a second of ``--spec`` with and without
+``prior=model`` on the saved (or shipped ``value-2p-prior``) file, at the opening and after 8 moves of round 1.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--run", required=True, help="a run whose recorded games give the moves")
+    parser.add_argument("--limit", type=int, default=None, help="the most games read")
+    parser.add_argument("--save", help="write the value model with the fitted policy section to this file")
+    parser.add_argument("--value", default="value-2p", help="with --save: the value model the file holds")
+    parser.add_argument("--spec", default="mcts-2p:iterations=2000", help="the search timed with and without")
+    args = parser.parse_args()
+
+    import records.store  # noqa: F401 (a run's store)
+    from bots.model_container import pack, unpack
+    from bots.prior import FEATURES, SECTION, PolicyPrior
+    from bots.value_file import model_bytes, read_model
+    from learn.policy import fit, log_loss, played_positions, top1
+
+    started = time.perf_counter()
+    positions = list(played_positions(args.run, limit=args.limit))
+    read = time.perf_counter() - started
+    train = [p for g, p in positions if g % 2 == 0]
+    test = [p for g, p in positions if g % 2 == 1]
+    started = time.perf_counter()
+    w = fit(train)
+    fitted = time.perf_counter() - started
+    print(f"{args.run}: {len(train):,} positions fitted, {len(test):,} checked (read in {read:.1f} s, "
+          f"fitted in {fitted:.1f} s)")
+    greedy = np.zeros(len(FEATURES))
+    greedy[FEATURES.index("greedy")] = 1
+    print(f"{'prior':<10} {'log loss':>9} {'top-1':>7}")
+    for name, weights in (("fitted", w), ("greedy", greedy), ("uniform", np.zeros(len(FEATURES)))):
+        hit = top1(weights, test) if name != "uniform" else np.mean([1 / len(f) for f, _ in test])
+        print(f"{name:<10} {log_loss(weights, test):>9.3f} {hit:>7.1%}")
+    print("weights: " + ", ".join(f"{n} {x:+.3f}" for n, x in zip(FEATURES, w)))
+    model = "value-2p-prior"
+    if args.save:
+        data = pack(unpack(model_bytes(args.value), args.value).value,
+                    {SECTION: PolicyPrior(w, read_model(model_bytes(args.value))[0]["players"]).section()})
+        with open(args.save, "wb") as out:
+            out.write(data)
+        print(f"saved: {args.save} ({args.value}'s value and the fitted policy)")
+        model = args.save
+    speeds(args.spec, model)
+
+
+def speeds(spec: str, model: str) -> None:
+    """Iterations a second of ``spec`` and of it with the prior, at the opening and after 8 moves."""
+    from bots.spec import bot_from_spec
+    from engine import new_game
+
+    state = new_game(players=2, seed=5)
+    later = state.clone()
+    greedy = bot_from_spec("greedy", 1)
+    for _ in range(8):
+        later.play(greedy.act(later))
+    for name, position in (("opening", state), ("after 8 moves", later)):
+        rates = []
+        for with_prior in (False, True):
+            bot = bot_from_spec(spec + (f",model={model},prior=model" if with_prior else ""), 1)
+            bot.act(position)
+            started = time.perf_counter()
+            for _ in range(10):
+                bot.act(position)
+            rates.append(10 * bot.iterations / (time.perf_counter() - started))
+        print(f"{name}: {spec} {rates[0]:,.0f} iterations/s, with prior=model {rates[1]:,.0f} "
+              f"({rates[1] / rates[0]:.2f}x)")
+
+
+if __name__ == "__main__":
+    main()
