@@ -9,7 +9,8 @@ measured, so no threshold is tuned on the games it then judges.
   (``103.1668 exp(-0.04354 x lost%) - 3.1669``, clipped), so a move that loses nothing scores 100.
 - ``seat_accuracy(losses)``: a seat's accuracy over a game, the mean of its moves' accuracies.
 - ``turning_point(wins)``: the ply after which the final winner's win probability never dropped
-  below one half again, else the ply of the largest single swing.
+  below one half again, else the ply of the largest single swing; ``game_turning_point(rows,
+  winner)`` reads that series from a reviewed game's rows.
 """
 from __future__ import annotations
 
@@ -71,3 +72,13 @@ def turning_point(wins: Sequence[float]) -> int:
         return ply
     swings = [abs(wins[i] - wins[i - 1]) for i in range(1, len(wins))]
     return 1 + max(range(len(swings)), key=swings.__getitem__) if swings else 0
+
+
+def game_turning_point(rows: Sequence[dict], winner: int) -> int:
+    """The turning point of one reviewed game (its rows, one a ply, in ply order) for the seat
+    that won it: its win probability before the first move (``wins``), then after each move
+    (``wins_played``)."""
+    if not rows:
+        raise ValueError("game_turning_point needs the review's rows of the game")
+    return turning_point([rows[0]["wins"][winner]] + [r["wins_played"][winner] for r in rows])
+

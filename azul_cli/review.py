@@ -66,7 +66,7 @@ def run(run: RunArg,
     if format is RunFormat.json:
         print_json([{k: r[k] for k in JSON_KEYS} for r in outcome.rows])
         return
-    _games_table(console, outcome.rows)
+    _games_table(console, run, outcome.rows)
     done = f"{outcome.reviewed} game(s) reviewed"
     if outcome.skipped:
         done += f", {outcome.skipped} reviewed before"
@@ -75,7 +75,7 @@ def run(run: RunArg,
 
 
 JSON_KEYS = ("run_id", "game_id", "ply", "seat", "bot", "move", "best", "win_before", "win_loss", "points_loss",
-             "class", "analyser", "round", "wins", "points_best", "points_played", "pv")
+             "class", "analyser", "round", "wins", "wins_played", "points_best", "points_played", "pv")
 
 
 def _quoted(text: str) -> str:
@@ -89,7 +89,7 @@ def _progress_text(p) -> str:
     return f"reviewed {p.games:,} of {p.total:,} games ({p.moves:,} moves{rate})"
 
 
-def _games_table(console: Console, rows: list[dict]) -> None:
+def _games_table(console: Console, run: str, rows: list[dict]) -> None:
     import polars as pl
     from rich import box
     from rich.table import Table
@@ -100,13 +100,32 @@ def _games_table(console: Console, rows: list[dict]) -> None:
         console.print("no moves reviewed")
         return
     frame = pl.DataFrame(rows)
-    table = Table(box=box.SIMPLE_HEAD, title="accuracy per game and seat (0 to 100)")
-    for column in ("game", "seat", "bot", "moves", "accuracy", "blunders"):
+    table = Table(box=box.SIMPLE_HEAD, title="accuracy per game and seat (0 to 100), and the ply where each game "
+                  "turned for its winner")
+    for column in ("game", "seat", "bot", "moves", "accuracy", "blunders", "turned at"):
         table.add_column(column, justify="left" if column in ("game", "bot") else "right", overflow="fold")
+    turned = turning_points(run, rows)
     for r in game_accuracy(frame).iter_rows(named=True):
         table.add_row(r["game_id"], str(r["seat"]), r["bot"], str(r["moves"]), f"{r['accuracy']:.1f}",
-                      str(r["blunders"]))
+                      str(r["blunders"]), turned.get((r["game_id"], r["seat"]), ""))
     print_table(table, console)
+
+
+def turning_points(run: str, rows: list[dict]) -> dict[tuple[str, int], str]:
+    """``{(game, winning seat): "ply N"}`` for the reviewed games (the results' first place)."""
+    from analysis.review_marks import game_turning_point
+    from records.read import read_table
+
+    results = read_table(run, "results", ["game_id", "seat", "rank"]).to_pydict()
+    winners = {}
+    for gid, seat, rank in zip(results["game_id"], results["seat"], results["rank"]):
+        if rank == 1:
+            winners.setdefault(gid, seat)
+    by_game: dict[str, list[dict]] = {}
+    for r in rows:
+        by_game.setdefault(r["game_id"], []).append(r)
+    return {(gid, winners[gid]): f"ply {game_turning_point(sorted(some, key=lambda r: r['ply']), winners[gid])}"
+            for gid, some in by_game.items() if gid in winners}
 
 
 @app.command("show")

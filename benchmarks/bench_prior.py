@@ -12,7 +12,7 @@ top-1 rate (how often the prior's likeliest move is the one played) of the fit, 
 alone (weight 1 on ``greedy``, the rest 0) and of the uniform prior, and the weights by feature.
 ``--save`` writes a model file of the value model ``--value`` with the fitted weights as its
 ``policy`` section. Then, one core: MCTS iterations a second of ``--spec`` with and without
-``prior=model`` on the saved (or shipped ``value-2p-prior``) file, at the opening and after 8 moves of round 1.
+``prior=model`` on the saved (or shipped ``value-2p-prior``) file, at the opening and at round 2's first move.
 """
 from __future__ import annotations
 
@@ -66,16 +66,18 @@ def main() -> None:
 
 
 def speeds(spec: str, model: str) -> None:
-    """Iterations a second of ``spec`` and of it with the prior, at the opening and after 8 moves."""
+    """Iterations a second of ``spec`` and of it with the prior, at the opening and at round 2's
+    first move (round 1 played by greedy)."""
     from bots.spec import bot_from_spec
     from engine import new_game
 
     state = new_game(players=2, seed=5)
     later = state.clone()
     greedy = bot_from_spec("greedy", 1)
-    for _ in range(8):
+    while later.phase == "draft":
         later.play(greedy.act(later))
-    for name, position in (("opening", state), ("after 8 moves", later)):
+    later.deal(seed=7)
+    for name, position in (("opening", state), ("round 2's first move", later)):
         rates = []
         for with_prior in (False, True):
             bot = bot_from_spec(spec + (f",model={model},prior=model" if with_prior else ""), 1)

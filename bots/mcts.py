@@ -114,7 +114,8 @@ class MCTSBot(Bot):
             if value == defaults[name]:
                 continue
             if name == "puct" and params["prior"] != "model":
-                return f"puct={value} is read only with prior=model (a policy prior): add prior=model, or leave puct out"
+                return (f"puct={value} is read only with prior=model (a policy prior): add prior=model, "
+                        "or leave puct out")
             if name == "exploration" and params["prior"] == "model":
                 return (f"exploration={value} is UCT's constant, unread with prior=model (PUCT's is puct): "
                         "leave exploration out")

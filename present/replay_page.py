@@ -17,8 +17,9 @@ A reviewed game (a review stored in the run's ``reviews`` table: present/review_
 review too, read from the run, never made: ``#eval-graph`` (an SVG with one ``path.seat-line``
 per seat, ``data-seat``, and the judged moves as ``.eval-mark[data-ply]``), each move of the list
 marked (``li[data-class]`` and ``.mark``: ``?!``, ``?``, ``??``), ``#review-move`` (the selected
-move's best move, principal variation, win and points lost) and ``#accuracy`` (a row per seat,
-``tr[data-seat]``). Without a review the page is as before.
+move's best move, principal variation, win and points lost), ``#accuracy`` (a row per seat,
+``tr[data-seat]``) and ``#turning-point`` (the ply the game turned for its winner). Without a
+review the page is as before.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from markupsafe import Markup
 from engine.rules import COLOURS, FLOOR_COSTS, WALL, wall_colour
 
 from .pages import html_pages
-from .review_view import game_review
+from .review_view import game_review, turned
 
 PAGES = html_pages("present")
 STORED = "stored"  # page()'s review: the one the game's run holds, if any
@@ -41,6 +42,8 @@ def page(game: dict, review: dict | str | None = STORED) -> str:
     the game's run (``game["run_dir"]``), read there; None: none shown."""
     if review == STORED:
         review = game_review(game["run_dir"], game["game_id"])
+    if review and "moves" in review:
+        review = {**review, **turned(review, game.get("ranks") or [])}
     seats = ", ".join(f"seat {s} {bot}" for s, bot in enumerate(game["bots"]))
     meta = (f"run {game['run_dir']} | {game['players']} players, {game['variant']} wall | {seats} | "
             f"final scores {' - '.join(str(x) for x in game['scores'])} ({game['termination']})")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from analysis.review_marks import CLASSES, seat_accuracy
+from analysis.review_marks import CLASSES, game_turning_point, seat_accuracy
 from analysis.review_read import MARKS
 
 JUDGED = ("inaccuracy", "mistake", "blunder")  # the classes the chart marks
@@ -54,6 +54,17 @@ def review_data(rows: Sequence[dict], analyser: str, others: Sequence[str] = ())
               "wins_played": [_num(w) for w in r["wins_played"] or []]} for r in rows]
     return {"analyser": analyser, "others": list(others), "moves": moves,
             "accuracy": accuracy(rows, players, bots), "chart": chart(rows, players, bots)}
+
+
+def turned(review: dict, ranks: Sequence[int]) -> dict:
+    """``winner`` (the first seat ranked first) and ``turning_point`` (the ply the game turned for
+    it: analysis.review_marks.game_turning_point) of a game's review data; both None without a
+    winner or with a move of the game not reviewed."""
+    winner = next((seat for seat, rank in enumerate(ranks) if rank == 1), None)
+    moves = review["moves"]
+    if winner is None or [m["ply"] for m in moves] != list(range(1, len(moves) + 1)):
+        return {"winner": None, "turning_point": None}
+    return {"winner": winner, "turning_point": game_turning_point(moves, winner)}
 
 
 def accuracy(rows: Sequence[dict], players: int, bots: dict[int, str] | None = None) -> list[dict]:

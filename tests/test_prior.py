@@ -5,7 +5,6 @@ damaged one refused by name), and MCTS's PUCT with it is deterministic, follows 
 leaves the default search as it was."""
 from __future__ import annotations
 
-import json
 import random
 
 import numpy as np

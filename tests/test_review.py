@@ -5,6 +5,7 @@ and errors that name what is wrong before anything is written."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from test_league_support import league, ray_address, subprocess_env  # noqa: F40
 from typer.testing import CliRunner
 
 from analysis.calibration import check, fit
+from analysis.review_marks import game_turning_point
 from kinds.review_move import Analyser, review_game, seed_of
 from azul_cli.main import app
 from engine import GameState
@@ -143,6 +145,12 @@ def test_a_second_review_reviews_nothing_twice_and_show_summarises_per_bot(revie
     again = invoke("review", "run", run)
     assert again.exit_code == 0, again.output
     assert "0 game(s) reviewed, 4 reviewed before" in again.output
+    winners = {r["game_id"]: r["seat"] for r in read_table(run, "results", ["game_id", "seat", "rank"]).to_pylist()
+               if r["rank"] == 1}
+    for gid, seat in winners.items():
+        mine = sorted((r for r in rows if r["game_id"] == gid), key=lambda r: r["ply"])
+        turned = game_turning_point(mine, seat)
+        assert re.search(rf"{gid}\s+{seat}\s.*\sply {turned}\s", again.output), again.output
     assert len(stored_reviews(open_store(run))) == len(rows)
     shown = invoke("review", "show", run, "--format", "json")
     assert shown.exit_code == 0, shown.output

@@ -20,6 +20,7 @@ from serve_support import get, play_to_the_end, post, serving
 from test_league_support import league
 from typer.testing import CliRunner
 
+from analysis.review_marks import game_turning_point
 from analysis.review_show import game_accuracy, reviews_of
 from azul_cli.main import app
 from kinds.review import review_run
@@ -175,6 +176,12 @@ def test_the_html_file_of_azul_replay_shows_the_review_too(browser, site):
     text = target.read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="game-data">(.*?)</script>', text, re.DOTALL).group(1))
     assert [m["ply"] for m in data["review"]["moves"]] == sorted(site["rows"])
+    ranks = read_table(site["run"], "results", ["game_id", "seat", "rank"]).to_pylist()
+    winner = min(r["seat"] for r in ranks if r["game_id"] == site["game"] and r["rank"] == 1)
+    rows = [site["rows"][p] for p in sorted(site["rows"])]
+    expected = game_turning_point(rows, winner)
+    assert re.search(rf'id="turning-point" data-ply="{expected}">the game turned for its winner, seat {winner}, '
+                     rf'at ply {expected}<', text)
     open_page(browser, target.as_uri())
     check_reviewed_page(browser, site["rows"])
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
