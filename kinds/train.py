@@ -67,7 +67,41 @@ from .train_gate import describe, gate
 
 def spec(model_path: str, iterations: int) -> str:
     """The MCTS bot of a model, as a bot spec (a path with a comma or '=' quoted: bots/spec.py)."""
-    return format_bot_spec("mcts", {"evaluator": "value", "iterations": iterations, "model": model_path})
+    return format_bot_spec("mcts", bot_params(model_path, iterations))
+
+
+def bot_params(model_path: str, iterations: int) -> dict:
+    """The MCTS bot of a model: its learned value, and PUCT with its policy prior when its file
+    holds one (``train.policy``; docs/train.md, "The policy prior")."""
+    from bots.prior import PolicyPrior
+    from bots.value_file import model_bytes
+
+    has_prior = PolicyPrior.from_model(model_bytes(model_path), model_path) is not None
+    return {"evaluator": "value", "iterations": iterations, "model": model_path,
+            **({"prior": "model"} if has_prior else {})}
+
+
+def _policy(c: TrainConfig, store: RunStore, name: str, runs: list, bots: set[str] | None) -> dict:
+    """With ``train.policy``: the model file ``name`` of ``store`` gains a policy prior fitted on
+    the moves the ``bots`` (all when None) played in ``runs`` (learn/policy.py), once (a file that
+    holds one already is left as it is: a resumed run fits nothing twice); its metrics."""
+    if not c.policy:
+        return {}
+    from bots.model_container import pack, unpack
+    from bots.prior import SECTION, PolicyPrior
+    from learn.policy import fit, log_loss, played_positions
+
+    container = unpack(store.read_bytes(name), store.where(name))
+    if SECTION not in container.sections:
+        positions = [p for run in runs for _, p in played_positions(run, bots=bots)]
+        if not positions:
+            raise TrainError(f"{store.where(name)}: no moves to fit its policy prior on")
+        weights = fit(positions)
+        section = PolicyPrior(weights, c.players).section()
+        section.header["fit"] = {"policy_positions": len(positions), "policy_log_loss": log_loss(weights, positions)}
+        container.sections[SECTION] = section
+        store.write_bytes(name, pack(container.value, container.sections))
+    return dict(container.sections[SECTION].header.get("fit", {}))
 
 
 GENERATION = "gen-"  # a generation's folder: gen-000, gen-001, ...
@@ -199,6 +233,7 @@ def _generation_zero(c: TrainConfig, store: RunStore, log) -> dict:
     data = gen.sub("data")
     _positions([run_ref(r) for r in c.start_records], data)  # folders, or runs' URLs
     metrics = _fit(c, [data], None, gen, MODEL_FILE, 0)
+    metrics.update(_policy(c, gen, MODEL_FILE, [run_ref(r) for r in c.start_records], None))
     log(f"generation 0: trained on {metrics['positions']:,} positions of {len(c.start_records)} runs, "
         f"held-out loss {metrics['held_out_loss']:.4f}")
     return {**record, "model": f"{name}/{MODEL_FILE}", "data": f"{name}/data", **metrics}
@@ -213,7 +248,7 @@ def _generation(c: TrainConfig, store: RunStore, g: int, lineage: list[dict], lo
     # 1. self-play, with the league's records as usual
     started = time.perf_counter()
     seed = c.seed * 1000 + g
-    bots = [BotEntry(f"gen{g}", "mcts", {"evaluator": "value", "iterations": c.iterations, "model": current}, g)]
+    bots = [BotEntry(f"gen{g}", "mcts", bot_params(current, c.iterations), g)]
     bots += [BotEntry.of_spec(f"opponent{i}", s, bot_seed(seed, 1 + i)) for i, s in enumerate(c.opponents)]
     league = league_config(f"generation {g}", "selfplay", bots, players=c.players, variant=c.variant, deals=c.deals,
                            seats="balanced", self_play=True, seed=seed, out=str(gen.root),
@@ -240,6 +275,8 @@ def _generation(c: TrainConfig, store: RunStore, g: int, lineage: list[dict], lo
         _average(store, averaged, gen)
     else:
         metrics = _fit(c, [*window, data], start, gen, CANDIDATE_FILE, g, trained_from)
+    # the prior: fitted on the moves the current bot played in this generation's self-play
+    metrics = {**metrics, **_policy(c, gen, CANDIDATE_FILE, [gen.sub("selfplay")], {f"gen{g}"})}
     candidate = _local(gen, CANDIDATE_FILE)
     # 4. the gate
     r = gate(c, gen, g, spec(candidate, c.iterations), bot)

@@ -50,6 +50,7 @@ class TrainConfig(Settings):
     lr: float = 1e-3
     base: str = "current"          # BASES: from the current (last accepted) model, or the last generation's
     average: int = 1               # a candidate: the mean of the tables trained in its last `average` generations
+    policy: bool = False           # fit a policy prior beside each model; its bots then search by PUCT with it
     elo0: float = ELO0.attr()
     elo1: float = ELO1.attr(40.0)
     max_pairs: int = MAX_PAIRS.attr(200)  # the SPRT's pair limit (2 players)
@@ -134,6 +135,8 @@ def _check(c: TrainConfig) -> None:
     if c.average > 1 and c.value != "ntuple":
         raise ConfigError(f"train.average: the mean of generations' tables is of train.value ntuple; "
                           f"train.value {c.value} takes 1, not {c.average}")
+    if not isinstance(c.policy, bool):
+        raise ConfigError(f"train.policy: must be true or false, not {shown(c.policy)}")
     if isinstance(c.lam, bool) or not isinstance(c.lam, (int, float)) or not 0 <= c.lam <= 1:
         raise ConfigError(f"lam: must be TD's lambda, from 0 to 1, not {shown(c.lam)}")
     if isinstance(c.lr, bool) or not isinstance(c.lr, (int, float)) or not 0 < c.lr <= 10:

@@ -376,3 +376,40 @@ def test_a_start_model_of_the_other_kind_is_one_line(tmp_path):
     assert result.exit_code == 1 and not (tmp_path / "out").exists()
     assert "start.model: value-2p is an azul-ntuple/1 model; train.value mlp goes on from an azul-value/1 one" \
         in result.output
+
+
+def test_train_policy_fits_a_prior_beside_each_model_and_resumes_to_the_same_files(tmp_path, monkeypatch):
+    """train.policy: true: every generation's model file holds a policy prior fitted on the moves
+    its bot played (generation 0: the start records'), and the next self-play and gate search by
+    PUCT with it; killed in generation 2 and resumed, the files are those of a run never killed."""
+    from bots.model_container import unpack
+    from bots.prior import SECTION, PolicyPrior
+
+    config = parse_config(league(tmp_path, ["greedy", "heuristic"], name="r", deals=3, seed=4))
+    assert run_league(config, progress=False).complete
+    paths = {}
+    for out in ("whole", "killed"):
+        paths[out] = ntuple_config(tmp_path, tmp_path / "r", out)
+        paths[out].write_text(paths[out].read_text().replace("lr: 0.002}", "lr: 0.002, policy: true}")
+                              + "mlflow: false\n")
+    whole = CliRunner().invoke(app, ["train", str(paths["whole"])])
+    assert whole.exit_code == 0, whole.output
+    fit = killed_in_generation_two(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        run_train(load_train_config(paths["killed"]), log=lambda line: None)
+    monkeypatch.setattr(train_module, "_fit", fit)
+    resumed = CliRunner().invoke(app, ["train", str(paths["killed"]), "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    names = [(0, "model.azv"), (1, "candidate.azv"), (2, "candidate.azv")]
+    for g, name in names:  # the same tables and the same prior (the headers name each run's own folders)
+        files = [(tmp_path / run / "nt" / f"gen-{g:03d}" / name).read_bytes() for run in ("whole", "killed")]
+        values = [unpack(f).value.arrays for f in files]
+        assert values[0].keys() == values[1].keys()
+        assert all(np.array_equal(values[0][k], values[1][k]) for k in values[0]), (g, name)
+        priors = [PolicyPrior.from_model(f, name) for f in files]
+        assert priors[0] is not None and priors[0].players == 2 and SECTION in unpack(files[0]).sections
+        assert np.array_equal(priors[0].weights, priors[1].weights), (g, name)
+    lineage = json.loads((tmp_path / "killed" / "nt" / "lineage.json").read_text())
+    assert all(r["policy_positions"] > 0 for r in lineage)
+    selfplay = (tmp_path / "killed" / "nt" / "gen-001" / "selfplay" / "config.yaml").read_text()
+    assert "prior: model" in selfplay
