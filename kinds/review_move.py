@@ -142,23 +142,12 @@ class Analyser:
 
 def move_kind(state: GameState, move: Move) -> tuple[str, bool, bool]:
     """(source ``factory``, ``center`` (the moves table's words) or ``tiling``, whether it puts
-    tiles on the floor, whether it takes the marker) of ``move`` in ``state`` (before it is played)."""
-    text = str(move)
+    tiles on the floor, whether it takes the marker) of ``move`` in ``state`` (before it is
+    played), as the engine says what the move does (``GameState.step``'s ``Played``)."""
     if state.phase == "tiling":
         return "tiling", False, False
-    position = state.to_json()
-    from_centre = text[0] == "C"
-    takes_marker = from_centre and position.get("marker") == "center"
-    colour = text[1]
-    taken = position["center"].count(colour) if from_centre else position["factories"][int(text[0]) - 1].count(colour)
-    line = text[2]
-    if line == "F":
-        to_floor = True
-    else:
-        lines = position["boards"][state.to_move]["lines"]
-        room = int(line) - len(lines[int(line) - 1])
-        to_floor = taken > room
-    return ("center" if from_centre else "factory"), to_floor, takes_marker
+    played = state.clone().step(move)
+    return ("center" if str(move)[0] == "C" else "factory"), played.to_floor > 0, played.took_marker
 
 
 def review_game(analyser: Analyser, walk: Iterable[tuple], run_id: str, game_id: str,
