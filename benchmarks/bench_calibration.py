@@ -38,40 +38,6 @@ import numpy as np
 from analysis.calibration import check, fit, squeezed, synthetic_positions
 
 
-def run_rows(run: str, analyser: str, every: int, limit: int) -> tuple[int, dict]:
-    """(players, rows) of a run's recorded games: ``every``-th position before a move, each seat's
-    analyser value and outcome; ``game`` numbers the games in the order read."""
-    from kinds.review_move import Analyser, seed_of
-    from tournament import read_table
-    from tournament.replay import walk_games
-
-    results = read_table(run, "results").to_pydict()
-    ranks: dict[str, dict[int, int]] = {}
-    for gid, seat, rank in zip(results["game_id"], results["seat"], results["rank"]):
-        ranks.setdefault(gid, {})[seat] = rank
-    bot = None
-    rows: dict[str, list] = {"game": [], "position": [], "value": [], "won": []}
-    players, position = None, 0
-    for g, (gid, walk) in enumerate(walk_games(run)):
-        if g == limit:
-            break
-        seats = ranks[gid]
-        firsts = [s for s, r in seats.items() if r == 1]
-        for i, (_, _, _, _, state, _) in enumerate(walk):
-            if state.phase not in ("draft", "tiling") or i % every:
-                continue
-            players = state.players
-            bot = bot or Analyser.for_table(players, analyser, calibrated=False)
-            seed = seed_of(run, gid, i)
-            for seat, value in enumerate(bot.values_through(state, bot.choice(state, seed)[0], seed)):
-                rows["game"].append(g)
-                rows["position"].append(position)
-                rows["value"].append(value)
-                rows["won"].append(1 / len(firsts) if seat in firsts else 0.0)
-            position += 1
-    return players, {k: np.array(v) for k, v in rows.items()}
-
-
 def report(players: int, train: dict, test: dict, factor: float, planted: float | None) -> dict:
     """Print the fitted map, the check of it and of the squeezed map, and its reliability table;
     return the map and the checks' figures (what ``--save`` writes)."""
@@ -150,8 +116,10 @@ def main() -> None:
         print(f"drawn: {args.figure}")
         return
     if args.run:
+        from kinds.review_move import calibration_rows
+
         started = time.perf_counter()
-        players, rows = run_rows(args.run, args.analyser, args.every, args.limit)
+        players, rows = calibration_rows(args.run, args.analyser, args.every, args.limit)
         fitted = rows["game"] % 2 == 0
         print(f"{args.run}, analysed by {args.analyser}: {len(np.unique(rows['position'])):,} positions "
               f"in {time.perf_counter() - started:.0f} s")

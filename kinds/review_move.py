@@ -25,6 +25,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from analysis.calibration import CalibrationMap
 from analysis.review_marks import default_analyser, move_class
 from bots import _mcts
@@ -165,3 +167,40 @@ def review_game(analyser: Analyser, walk: Iterable[tuple], run_id: str, game_id:
                    "bot": bots[seat], "move": move, **row, "source": source, "to_floor": to_floor,
                    "took_marker": marker, "iterations": analyser.iterations}
         before = state.clone() if state.phase in ("draft", "tiling") else None
+
+
+def calibration_rows(run, analyser: str, every: int, limit: int | None = None,
+                     key: str | None = None) -> tuple[int, dict[str, np.ndarray]]:
+    """(players, rows) to fit and check a calibrated map on (analysis.calibration): every
+    ``every``-th position before a move (counting the walk's deals too) of a run's recorded games
+    (the first ``limit``), each seat valued as a review values a position (the analyser's choice,
+    then each seat's mean value through it alone; ``analyser`` a spec, its map not read), its
+    outcome its share of first place; ``game`` numbers the games in the order read. The searches
+    are seeded from ``key`` (the run as given, by default), the game and the walk's step."""
+    from records.read import read_table
+    from tournament.replay import walk_games
+
+    results = read_table(run, "results", ["game_id", "seat", "rank"]).to_pydict()
+    ranks: dict[str, dict[int, int]] = {}
+    for gid, seat, rank in zip(results["game_id"], results["seat"], results["rank"]):
+        ranks.setdefault(gid, {})[seat] = rank
+    bot = None
+    rows: dict[str, list] = {"game": [], "position": [], "value": [], "won": []}
+    players, position = None, 0
+    for g, (gid, walk) in enumerate(walk_games(run)):
+        if g == limit:
+            break
+        firsts = [s for s, r in ranks[gid].items() if r == 1]
+        for i, (_, _, _, _, state, _) in enumerate(walk):
+            if state.phase not in ("draft", "tiling") or i % every:
+                continue
+            players = state.players
+            bot = bot or Analyser.for_table(players, analyser, calibrated=False)
+            seed = seed_of(run if key is None else key, gid, i)
+            for seat, value in enumerate(bot.values_through(state, bot.choice(state, seed)[0], seed)):
+                rows["game"].append(g)
+                rows["position"].append(position)
+                rows["value"].append(value)
+                rows["won"].append(1 / len(firsts) if seat in firsts else 0.0)
+            position += 1
+    return players, {k: np.array(v) for k, v in rows.items()}

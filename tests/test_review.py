@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from analysis.calibration import check, fit
 from analysis.review_marks import game_turning_point
-from kinds.review_move import Analyser, review_game, seed_of
+from kinds.review_move import Analyser, calibration_rows, review_game
 from azul_cli.main import app
 from engine import GameState
 from kinds.review import recorded_games, review_run, stored_reviews
@@ -238,26 +238,7 @@ def test_a_map_fitted_on_some_recorded_games_holds_on_others(tmp_path):
                     name="cal", deals=8, seed=11)
     summary = run_league(parse_config(config), progress=False)
     assert summary.complete
-    analyser = Analyser.for_table(2, "mcts-2p:iterations=100", calibrated=False)
-    results = open_store(summary.run_dir)
-    table = read_table(results, "results", ["game_id", "seat", "rank"]).to_pydict()
-    ranks = {(g, s): r for g, s, r in zip(table["game_id"], table["seat"], table["rank"])}
-    rows = {"game": [], "position": [], "value": [], "won": []}
-    position = 0
-    for g, (gid, walk) in enumerate(walk_games(results)):
-        for i, (*_, state, _) in enumerate(walk):
-            if state.phase not in ("draft", "tiling") or i % 3:
-                continue
-            seed = seed_of("cal", gid, i)
-            values = analyser.values_through(state, analyser.choice(state, seed)[0], seed)
-            firsts = [s for s in range(2) if ranks[gid, s] == 1]
-            for seat, value in enumerate(values):
-                rows["game"].append(g)
-                rows["position"].append(position)
-                rows["value"].append(value)
-                rows["won"].append(1 / len(firsts) if seat in firsts else 0.0)
-            position += 1
-    rows = {k: np.array(v) for k, v in rows.items()}
+    _, rows = calibration_rows(summary.run_dir, "mcts-2p:iterations=100", 3, key="cal")
     half = rows["game"] % 2 == 0
     m = fit({k: v[half] for k, v in rows.items()})
     test = {k: v[~half] for k, v in rows.items()}
