@@ -117,9 +117,10 @@ def main() -> None:
         return
     if args.run:
         from kinds.review_move import calibration_rows
+        from records.store import open_store
 
         started = time.perf_counter()
-        players, rows = calibration_rows(args.run, args.analyser, args.every, args.limit)
+        players, rows = calibration_rows(open_store(args.run), args.analyser, args.every, args.limit)
         fitted = rows["game"] % 2 == 0
         print(f"{args.run}, analysed by {args.analyser}: {len(np.unique(rows['position'])):,} positions "
               f"in {time.perf_counter() - started:.0f} s")

@@ -34,6 +34,7 @@ from bots.mcts import MCTSBot
 from bots.spec import bot_from_spec
 from bots.value_file import model_bytes, model_digests, models_folder
 from engine import GameState, Move
+from records.store import RunStore
 
 PLAYOUTS = 64  # greedy playouts to the game's end a candidate move, for its expected points
 CALIBRATION = "calibration-{players}p.json"  # the shipped maps, beside the models (bots/models/)
@@ -169,14 +170,14 @@ def review_game(analyser: Analyser, walk: Iterable[tuple], run_id: str, game_id:
         before = state.clone() if state.phase in ("draft", "tiling") else None
 
 
-def calibration_rows(run, analyser: str, every: int, limit: int | None = None,
+def calibration_rows(run: RunStore, analyser: str, every: int, limit: int | None = None,
                      key: str | None = None) -> tuple[int, dict[str, np.ndarray]]:
     """(players, rows) to fit and check a calibrated map on (analysis.calibration): every
     ``every``-th position before a move (counting the walk's deals too) of a run's recorded games
     (the first ``limit``), each seat valued as a review values a position (the analyser's choice,
     then each seat's mean value through it alone; ``analyser`` a spec, its map not read), its
     outcome its share of first place; ``game`` numbers the games in the order read. The searches
-    are seeded from ``key`` (the run as given, by default), the game and the walk's step."""
+    are seeded from ``key`` (the run as its store names it, by default), the game and the walk's step."""
     from records.read import read_table
     from tournament.replay import walk_games
 
@@ -196,7 +197,7 @@ def calibration_rows(run, analyser: str, every: int, limit: int | None = None,
                 continue
             players = state.players
             bot = bot or Analyser.for_table(players, analyser, calibrated=False)
-            seed = seed_of(run if key is None else key, gid, i)
+            seed = seed_of(str(run) if key is None else key, gid, i)
             for seat, value in enumerate(bot.values_through(state, bot.choice(state, seed)[0], seed)):
                 rows["game"].append(g)
                 rows["position"].append(position)

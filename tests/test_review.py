@@ -238,7 +238,7 @@ def test_a_map_fitted_on_some_recorded_games_holds_on_others(tmp_path):
                     name="cal", deals=8, seed=11)
     summary = run_league(parse_config(config), progress=False)
     assert summary.complete
-    _, rows = calibration_rows(summary.run_dir, "mcts-2p:iterations=100", 3, key="cal")
+    _, rows = calibration_rows(open_store(summary.run_dir), "mcts-2p:iterations=100", 3, key="cal")
     half = rows["game"] % 2 == 0
     m = fit({k: v[half] for k, v in rows.items()})
     test = {k: v[~half] for k, v in rows.items()}
