@@ -13,7 +13,7 @@ An analyser is its spec (the stored label's first word), as ``reviews_of`` count
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -23,7 +23,7 @@ from records.checks import READ_ERRORS
 from records.columns import SIDE_SCHEMAS
 from records.store import open_store
 
-from .review_marks import seat_accuracy
+from .review_marks import CLASSES, seat_accuracy
 
 TABLE = "reviews"
 MARKS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}  # a move's class as chess annotators mark it
@@ -80,12 +80,19 @@ def game_review(run, game_id: str) -> GameReview | None:
         return None
     (_, chosen), *rest = by_analyser(rows)
     chosen = chosen.sort("ply").unique("ply", keep="first", maintain_order=True)
-    losses: dict[int, list[float]] = {}
-    blunders: dict[int, int] = {}
-    for r in chosen.iter_rows(named=True):
-        losses.setdefault(r["seat"], []).append(r["win_loss"])
-        blunders[r["seat"]] = blunders.get(r["seat"], 0) + (r["class"] == "blunder")
-    return GameReview(analyser=", ".join(sorted(chosen["analyser"].unique().to_list())),
-                      moves={r["ply"]: r for r in chosen.iter_rows(named=True)},
-                      accuracy={seat: seat_accuracy(x) for seat, x in sorted(losses.items())},
-                      blunders=blunders, others=[spec for spec, _ in rest])
+    moves = {r["ply"]: r for r in chosen.iter_rows(named=True)}
+    seats = {seat: m for seat, m in seat_marks(list(moves.values()), int(chosen["players"][0])).items() if m["moves"]}
+    return GameReview(analyser=", ".join(sorted(chosen["analyser"].unique().to_list())), moves=moves,
+                      accuracy={seat: m["accuracy"] for seat, m in seats.items()},
+                      blunders={seat: m["blunder"] for seat, m in seats.items()}, others=[spec for spec, _ in rest])
+
+
+def seat_marks(rows: Sequence[dict], players: int) -> dict[int, dict]:
+    """Per seat of one game's review rows: its ``moves``, its ``accuracy`` over the game
+    (``review_marks.seat_accuracy``: NaN without a move) and the count of each class (``CLASSES``)."""
+    marks = {}
+    for seat in range(players):
+        mine = [r for r in rows if r["seat"] == seat]
+        marks[seat] = {"moves": len(mine), "accuracy": seat_accuracy([r["win_loss"] for r in mine]),
+                       **{c: sum(1 for r in mine if r["class"] == c) for c in CLASSES}}
+    return marks

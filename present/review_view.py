@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from analysis.review_marks import CLASSES, game_turning_point, seat_accuracy
-from analysis.review_read import MARKS
+from analysis.review_marks import CLASSES, game_turning_point
+from analysis.review_read import MARKS, seat_marks
 
 JUDGED = ("inaccuracy", "mistake", "blunder")  # the classes the chart marks
 WIDTH, HEIGHT, PAD = 640, 200, 36  # the chart's frame, as web/svg.py's line charts
@@ -73,12 +73,12 @@ def accuracy(rows: Sequence[dict], players: int, bots: dict[int, str] | None = N
     reviewed), and the count of each class (``best`` ... ``blunder``)."""
     bots = bots or {}
     out = []
-    for seat in range(players):
-        mine = [r for r in rows if r["seat"] == seat]
-        value = seat_accuracy([r["win_loss"] for r in mine]) if mine else None
-        out.append({"seat": seat, "bot": bots.get(seat, mine[0]["bot"] if mine else "?"), "moves": len(mine),
-                    "accuracy": None if value is None or math.isnan(value) else round(value, 1),
-                    **{c: sum(1 for r in mine if r["class"] == c) for c in CLASSES}})
+    for seat, marks in seat_marks(rows, players).items():
+        mine = next((r for r in rows if r["seat"] == seat), None)
+        value = marks["accuracy"]
+        out.append({"seat": seat, "bot": bots.get(seat, mine["bot"] if mine else "?"), "moves": marks["moves"],
+                    "accuracy": None if math.isnan(value) else round(value, 1),
+                    **{c: marks[c] for c in CLASSES}})
     return out
 
 
