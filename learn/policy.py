@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from bots import _prior
+from engine import Move
 
 Position = tuple[np.ndarray, np.ndarray]  # (features (moves, NFEATURES), target (moves,), summing to 1)
 
@@ -107,12 +108,6 @@ def played_positions(run, every: int = 1, limit: int | None = None, bots: set[st
                     and (bots is None or names.get((gid, seat)) in bots)):
                 codes, features = before
                 target = np.zeros(len(codes))
-                target[codes.index(_code(move))] = 1
+                target[codes.index(Move.parse(move).code)] = 1
                 yield g, (features, target)
             before = _prior.features(state) if state.phase == "draft" else None
-
-
-def _code(move: str) -> int:
-    from engine import Move
-
-    return Move.parse(move).code
