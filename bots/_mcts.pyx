@@ -207,8 +207,8 @@ cdef class Search:
 
         ``prior``: the policy prior's weights (bots/prior.py, one a feature): every node then
         selects by PUCT, mean + puct * P * sqrt(visits) / (1 + child visits), P the move's prior,
-        an unvisited child's mean that of its visited siblings (0.5 before any), and the root's
-        biased selection is UCT's as before. None: UCT, exactly as without it."""
+        an unvisited child's mean that of its visited siblings (0.5 before any), the root's bias
+        (with root_bias) added to its children's means. None: UCT, exactly as without it."""
         cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
@@ -274,9 +274,9 @@ cdef class Search:
                     if not self.expand(idx, &st):
                         break
                 if idx == 0 and self.biased:
-                    child = self.select_root()
+                    child = self.select_puct(0, True) if self.use_prior else self.select_root()
                 elif self.use_prior:
-                    child = self.select_puct(idx)
+                    child = self.select_puct(idx, False)
                 else:
                     child = self.select(idx)
                 seats[depth + 1] = st.to_move
@@ -374,9 +374,10 @@ cdef class Search:
                 best = first + i
         return best
 
-    cdef int32_t select_puct(self, int32_t idx) noexcept nogil:
+    cdef int32_t select_puct(self, int32_t idx, bint biased) noexcept nogil:
         """PUCT: the best mean plus puct * prior * sqrt(parent's visits) / (1 + child's visits); an
-        unvisited child's mean is its visited siblings' (0.5 before any)."""
+        unvisited child's mean is its visited siblings' (0.5 before any). ``biased`` (the root of a
+        search with root_bias): each child's bias added to its mean, as select_root adds it to UCT's."""
         cdef Node* nd = &self.nodes[idx]
         cdef Node* ch
         cdef int32_t first = nd.first_child, best = first
@@ -393,6 +394,8 @@ cdef class Search:
             ch = &self.nodes[first + i]
             q = ch.value / ch.visits if ch.visits else fpu
             score = q + scale * ch.prior / (1 + ch.visits)
+            if biased:
+                score += self.root_bias[ch.move]
             if score > best_score:
                 best_score = score
                 best = first + i

@@ -36,7 +36,8 @@ def moves_of(specs: list[str], seed: int, players: int = 2) -> list[str]:
                                              lambda r: round_seed(seed, r)) if type(e) is Moved]
 
 
-@pytest.mark.parametrize("spec", ["greedy", "heuristic", "mcts:iterations=60", "mcts:iterations=40,evaluator=score"])
+@pytest.mark.parametrize("spec", ["greedy", "heuristic", "mcts:iterations=60", "mcts:iterations=40,evaluator=score",
+                                  "mcts-3p:iterations=60"])  # the last: PUCT with its prior, the bias at its root
 def test_a_plan_of_weight_zero_plays_the_base_bots_games(spec):
     joined = "," if ":" in spec else ":"
     for seed in (1, 2):
