@@ -3,6 +3,8 @@ played, how well it predicts held-out moves, and what it costs the search.
 
     python benchmarks/bench_prior.py --run runs/claims/claim-runs/second-mover-2p
     python benchmarks/bench_prior.py --run RUN --save bots/models/value-2p-prior.azv   # the shipped file
+    python benchmarks/bench_prior.py --run RUN --value value-3p --spec mcts:evaluator=value,exploration=0.07767,iterations=2000 \
+        --prior-spec mcts-3p:iterations=2000                                            # 3 players
     python benchmarks/bench_prior.py --run RUN --targets 400 --targets-out /tmp      # moves played against visits
 
 The run's draft positions (``learn.policy.played_positions``: the features of the legal moves
@@ -12,8 +14,9 @@ checked: printed are the positions, the fit's time, the held-out log loss (nats 
 top-1 rate (how often the prior's likeliest move is the one played) of the fit, of greedy's value
 alone (weight 1 on ``greedy``, the rest 0) and of the uniform prior, and the weights by feature.
 ``--save`` writes a model file of the value model ``--value`` with the fitted weights as its
-``policy`` section. Then, one core: MCTS iterations a second of ``--spec`` with and without
-``prior=model`` on the saved (or shipped ``value-2p-prior``) file, at the opening and at round 2's first move.
+``policy`` section. Then, one core: MCTS iterations a second of ``--spec`` (UCT) and of
+``--prior-spec`` (by default ``--spec`` with ``prior=model`` on the saved or shipped
+``VALUE-prior`` file), at the opening and at round 2's first move.
 
 ``--targets N`` instead compares the two targets the prior can learn from, on the same positions
 (every 2nd position before a move of the even games among the run's first N): the move played
@@ -37,8 +40,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="the most games read")
     parser.add_argument("--save", help="write the value model with the fitted policy section to this file")
     parser.add_argument("--value", default="value-2p", help="with --save: the value model the file holds")
-    parser.add_argument("--spec", default="mcts-2p:iterations=2000", help="the search timed with and without "
-                        "(with --targets: the search whose visit shares are a target)")
+    parser.add_argument("--spec", default="mcts:evaluator=value,prune=floor,iterations=2000",
+                        help="the search timed without the prior (mcts-2p before it had one; with --targets: the "
+                        "search whose visit shares are a target)")
+    parser.add_argument("--prior-spec", help="the search timed with the prior (default: --spec with the "
+                        "saved or shipped model and prior=model)")
     parser.add_argument("--targets", type=int, metavar="N", help="compare moves played and visit shares as targets "
                         "on the run's first N games")
     parser.add_argument("--targets-out", metavar="DIR", help="with --targets: write both priors' model files here")
@@ -70,15 +76,15 @@ def main() -> None:
         hit = top1(weights, test) if name != "uniform" else np.mean([1 / len(f) for f, _ in test])
         print(f"{name:<10} {log_loss(weights, test):>9.3f} {hit:>7.1%}")
     print("weights: " + ", ".join(f"{n} {x:+.3f}" for n, x in zip(FEATURES, w)))
-    model = "value-2p-prior"
+    model = f"{args.value}-prior"
+    players = read_model(model_bytes(args.value))[0]["players"]
     if args.save:
-        data = pack(unpack(model_bytes(args.value), args.value).value,
-                    {SECTION: PolicyPrior(w, read_model(model_bytes(args.value))[0]["players"]).section()})
+        data = pack(unpack(model_bytes(args.value), args.value).value, {SECTION: PolicyPrior(w, players).section()})
         with open(args.save, "wb") as out:
             out.write(data)
         print(f"saved: {args.save} ({args.value}'s value and the fitted policy)")
         model = args.save
-    speeds(args.spec, model)
+    speeds(args.spec, args.prior_spec or f"{args.spec},model={model},prior=model", players)
 
 
 def targets(args) -> None:
@@ -129,13 +135,13 @@ def targets(args) -> None:
             print(f"        written: {path}")
 
 
-def speeds(spec: str, model: str) -> None:
-    """Iterations a second of ``spec`` and of it with the prior, at the opening and at round 2's
-    first move (round 1 played by greedy)."""
+def speeds(spec: str, prior_spec: str, players: int) -> None:
+    """Iterations a second of ``spec`` and of ``prior_spec`` (the search with the prior), at a table
+    of ``players``' opening and at round 2's first move (round 1 played by greedy)."""
     from bots.spec import bot_from_spec
     from engine import new_game
 
-    state = new_game(players=2, seed=5)
+    state = new_game(players=players, seed=5)
     later = state.clone()
     greedy = bot_from_spec("greedy", 1)
     while later.phase == "draft":
@@ -143,14 +149,14 @@ def speeds(spec: str, model: str) -> None:
     later.deal(seed=7)
     for name, position in (("opening", state), ("round 2's first move", later)):
         rates = []
-        for with_prior in (False, True):
-            bot = bot_from_spec(spec + (f",model={model},prior=model" if with_prior else ""), 1)
+        for searched in (spec, prior_spec):
+            bot = bot_from_spec(searched, 1)
             bot.act(position)
             started = time.perf_counter()
             for _ in range(10):
                 bot.act(position)
             rates.append(10 * bot.iterations / (time.perf_counter() - started))
-        print(f"{name}: {spec} {rates[0]:,.0f} iterations/s, with prior=model {rates[1]:,.0f} "
+        print(f"{name}: {spec} {rates[0]:,.0f} iterations/s, {prior_spec} {rates[1]:,.0f} "
               f"({rates[1] / rates[0]:.2f}x)")
 
 
