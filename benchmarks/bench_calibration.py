@@ -13,8 +13,9 @@ game of the run (up to ``--limit`` games), valued for each seat as the review va
 (kinds/review_move.py: the analyser's choice after one search, then each seat's mean value over a
 search of the same budget through that move alone), each seat's outcome its share of first place
 (the results table's ranks); the games alternate between the fitted half and the checked half.
-``--save`` writes the fitted map, what it was fitted on and its check as the calibration file the
-review reads (the shipped ones: bots/models/calibration-Np.json).
+``--save`` writes the fitted map, what it was fitted on (the analyser's spec and ``label``, the
+spec with the digests of the models it reads) and its check as the calibration file the review
+reads (the shipped ones: bots/models/calibration-Np.json; a test holds their labels to today's models).
 
 The games are ``analysis.calibration.synthetic_positions``: a true strength per seat and game,
 the outcome drawn once per game from their softmax (a tenth of the games sharing first place),
@@ -129,7 +130,11 @@ def main() -> None:
         if args.save:
             command = (f"python benchmarks/bench_calibration.py --run {args.run} --analyser {args.analyser} "
                        f"--every {args.every} --limit {args.limit} --save {args.save}")
-            Path(args.save).write_text(json.dumps({"analyser": args.analyser, "players": players, "run": args.run,
+            from kinds.review_move import Analyser
+
+            label = Analyser.for_table(players, args.analyser, calibrated=False).label(players)
+            Path(args.save).write_text(json.dumps({"analyser": args.analyser, "label": label,
+                                                   "players": players, "run": args.run,
                                                    "every": args.every, "command": command, **figures},
                                                   indent=1) + "\n")
             print(f"saved: {args.save}")

@@ -109,6 +109,10 @@ class MCTSBot(Bot):
         default (a preset's, for a preset): a default written out is always accepted (docs/bots.md,
         "No parameter is accepted that does nothing" and "What reads what")."""
         defaults = {p.name: p.default for p in declared(cls)}
+        preset_prior = defaults["prior"] == "model"   # a preset that searches with its model's prior
+        if params["prior"] == "model" and (params["evaluator"] != "value" or params["cutoff"] != "round"):
+            return ("prior=model reads the policy section of the value model's file: it needs "
+                    "evaluator=value and cutoff=round" + (" (or add prior=none)" if preset_prior else ""))
         for name in (p.name for p in declared(cls)):
             value = params[name]
             if value == defaults[name]:
@@ -118,10 +122,7 @@ class MCTSBot(Bot):
                         "or leave puct out")
             if name == "exploration" and params["prior"] == "model":
                 return (f"exploration={value} is UCT's constant, unread with prior=model (PUCT's is puct): "
-                        "leave exploration out")
-            if name == "prior" and (params["evaluator"] != "value" or params["cutoff"] != "round"):
-                return (f"prior={value} reads the policy section of the value model's file: it needs "
-                        "evaluator=value and cutoff=round")
+                        "leave exploration out" + (", or add prior=none to search by UCT" if preset_prior else ""))
             if name == "iterations" and params["seconds"] is not None:
                 return (f"iterations={value} is the budget only without seconds (seconds="
                         f"{params['seconds']:g} replaces it): give one of them")
@@ -264,32 +265,32 @@ class MCTSBot(Bot):
 
 
 # ---------------------------------------------------------------- presets
-# The strongest MCTS per player count, each a bot type of its own (``mcts-2p:iterations=1000``):
-# the learned value of the table's player count (evaluator=value: the n-tuple tables value-Np) with
-# the exploration ``azul tune`` found for it (configs/tunes/mcts-value-Np.yaml, docs/tune.md "Tuned
-# values": at 2 players at 10,000 iterations, about 0.05 s a move, the best value growing with the
-# budget; at 3 and 4 players at 5,000 iterations, MCTS's default budget, greedy in the other
-# seats: at 3 players it found 0.067 (sd 0.010), the 200-iteration tune's 0.07767 within its
-# noise, which stays; at 4 players 0.08777, more than twice the 200-iteration tune's 0.04046,
-# ``mcts-4p:exploration=0.04046`` before 2026-12-04); checked by SPRT
-# at 2 players and by Plackett-Luce leagues at 3 and 4 (docs/train.md). Before them, mcts-2p was
-# the heuristic value with exploration 0.1458 and value_scale 2.598 (configs/tunes/mcts-2p.yaml):
-# written out in full, ``mcts:exploration=0.1458,value_scale=2.598``. Since, mcts-2p prunes the floor
-# drafts a line could take whole (prune=floor) and keeps MCTS's own exploration: the tuned 0.1638
-# wins the mirror match against it but scores less against every other bot measured (default mcts,
-# the old preset; docs/train.md, "The presets and the goals"), and the 2-player tune is self-play
-# (docs/tune.md). MCTS's own defaults do not change.
+# The strongest MCTS per player count, each a bot type of its own (``mcts-2p:iterations=1000``),
+# each the learned value of its table (evaluator=value: the n-tuple tables of value-Np).
+# mcts-2p and mcts-3p search by PUCT with the policy prior fitted on the moves the preset before
+# played (prior=model: the policy section of value-Np-prior, whose value section is value-Np's
+# bytes; issue 46, docs/train.md "The policy prior"), PUCT's constant chosen at 1,000 iterations
+# at 2 players and at 0.05 s a move at 3; checked at 0.05 s a move by SPRT at 2 players and by a
+# Plackett-Luce league at 3. mcts-4p searches by UCT at the exploration ``azul tune`` found for
+# it at 5,000 iterations (configs/tunes/mcts-value-4p-5000.yaml, docs/tune.md "Tuned values";
+# 0.04046 before 2026-12-04): its prior (value-4p-prior) won at equal iterations but not at 0.05 s
+# a move. The presets before (2026-12-07), written out in full: mcts-2p
+# ``mcts:evaluator=value,prune=floor``, mcts-3p ``mcts:evaluator=value,exploration=0.07767`` (each
+# value-Np the default model; mcts-2p's floor pruning: docs/train.md "The presets and the goals").
+# Before the learned value, mcts-2p was ``mcts:exploration=0.1458,value_scale=2.598``
+# (configs/tunes/mcts-2p.yaml). MCTS's own defaults do not change.
 PRESETS: dict[str, dict[str, float | str]] = {
-    "mcts-2p": {"evaluator": "value", "prune": "floor"},
-    "mcts-3p": {"evaluator": "value", "exploration": 0.07767},
+    "mcts-2p": {"evaluator": "value", "prune": "floor", "model": "value-2p-prior", "prior": "model"},
+    "mcts-3p": {"evaluator": "value", "model": "value-3p-prior", "prior": "model", "puct": 0.5},
     "mcts-4p": {"evaluator": "value", "exploration": 0.08777},
 }
 
-# A preset is made for the player count its name says (its model, value-Np, and its search settings
-# were chosen there): ``table_error`` refuses a table of another count rather than play value-2p
+# A preset is made for the player count its name says (its model and its search settings were
+# chosen there): ``table_error`` refuses a table of another count rather than play value-2p
 # under the name mcts-3p.
 PRESET_PLAYERS = {name: int(name[5]) for name in PRESETS}
 
 for _name, _values in PRESETS.items():
-    register_preset(_name, MCTSBot, _values, f"MCTS with the learned value at {_name[5]} players and the search "
+    _learned = "the learned value and policy prior" if "prior" in _values else "the learned value"
+    register_preset(_name, MCTSBot, _values, f"MCTS with {_learned} at {_name[5]} players and the search "
                                              f"settings chosen for it (docs/tune.md, docs/train.md).")

@@ -43,7 +43,7 @@ BASE = {"mcts": {"iterations": 200}, "openspiel_mcts": {"iterations": 20}}
 # nodes than the least max_nodes, which the other contexts check at 200.)
 CONTEXTS = {"mcts": [{}, {"evaluator": "score"}, {"evaluator": "value"},
                      {"cutoff": "game", "iterations": 50, "max_nodes": 1 << 23}],
-            "mcts-2p": [{}, {"evaluator": "heuristic"}]}
+            "mcts-2p": [{}, {"evaluator": "heuristic", "prior": "none"}]}
 # Values chosen by hand where the rule in ``other_values`` would not do: the budgets (kept small),
 # the node limit at its least (a search of 200 iterations holds fewer nodes than the default).
 CHOSEN = {("mcts", "iterations"): [100], ("mcts", "max_nodes"): [1000],
@@ -85,16 +85,25 @@ POSITIONS = {"openspiel_mcts": [s for p in (2, 3, 4) for s in [
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    """A model other than the table's for each value preset: value-2p-mlp at 2 players, and at 3
-    and 4 a copy of value-3p / value-4p with its tables halved (no other is shipped)."""
+    """A model other than the table's for each value preset: a copy of value-Np with its tables
+    halved (no other is shipped at 3 and 4 players), with the policy section of the preset's own
+    model where the preset searches with a prior (prior=model), so that the model is all that changes."""
+    from bots.model_container import pack, unpack
+    from bots.prior import SECTION
+
     folder = tmp_path_factory.mktemp("models")
-    out = {"mcts": "value-2p-mlp", "mcts-2p": "value-2p-mlp"}
-    for players in (3, 4):
+    out = {"mcts": "value-2p-mlp"}
+    for players in (2, 3, 4):
         header, arrays = read_model(model_bytes(f"value-{players}p"))
         text = json.dumps(header).encode()
         body = b"".join((np.asarray(arrays[name], "<f4") * 0.5).tobytes() for name in header["arrays"])
         path = folder / f"half-{players}p.azv"
-        path.write_bytes(MAGIC + len(text).to_bytes(4, "little") + text + body)
+        data = MAGIC + len(text).to_bytes(4, "little") + text + body
+        preset = make_bot(f"mcts-{players}p")
+        if preset.prior == "model":
+            own = unpack(model_bytes(preset.model), preset.model)
+            data = pack(unpack(data, str(path)).value, {SECTION: own.sections[SECTION]})
+        path.write_bytes(data)
         out[f"mcts-{players}p"] = str(path)
     return out
 
@@ -219,7 +228,7 @@ def test_an_opening_class_that_allows_every_move_is_refused():
     ("mcts:cutoff=game,evaluator=score", ("mcts: evaluator=score is read only with cutoff=round (cutoff=game "
                                           "plays every rollout to the game's end, where no evaluator is asked)")),
     ("mcts:cutoff=game,value_scale=3", "value_scale=3.0 is read only with cutoff=round"),
-    ("mcts-2p:cutoff=game,model=value-2p-mlp", "model=value-2p-mlp is read only with cutoff=round"),
+    ("mcts-2p:cutoff=game,prior=none,model=value-2p-mlp", "model=value-2p-mlp is read only with cutoff=round"),
     ("mcts:iterations=1000,seconds=0.5", ("mcts: iterations=1000 is the budget only without seconds "
                                           "(seconds=0.5 replaces it): give one of them")),
     ("mcts:model=value-2p", "mcts: model=value-2p is read only by evaluator=value (evaluator is heuristic)"),
@@ -232,8 +241,8 @@ def test_a_parameter_its_other_settings_leave_unread_is_refused_in_one_line(spec
 
 @pytest.mark.parametrize("spec", [
     "mcts:evaluator=value,value_scale=8", "mcts-2p:value_scale=8.0,line=0.5", "mcts:cutoff=game,evaluator=heuristic",
-    "mcts-2p:cutoff=game", "mcts:seconds=0.5,iterations=5000", "mcts-2p:seconds=0.05", "mcts:seconds=0.5",
-    "mcts:evaluator=heuristic,value_scale=3,line=2", "mcts-2p:evaluator=heuristic,value_scale=3",
+    "mcts-2p:cutoff=game,prior=none", "mcts:seconds=0.5,iterations=5000", "mcts-2p:seconds=0.05", "mcts:seconds=0.5",
+    "mcts:evaluator=heuristic,value_scale=3,line=2", "mcts-2p:evaluator=heuristic,prior=none,value_scale=3",
     "mcts:evaluator=value,model=value-2p-mlp",
 ])
 def test_a_default_written_out_and_a_parameter_that_is_read_are_accepted(spec):
@@ -249,7 +258,8 @@ def test_a_value_preset_refuses_a_table_of_another_player_count():
             else:
                 assert error == (f"mcts-{made_for}p is made for {made_for}-player tables, not a {players}-player "
                                  f"one: at {players} players play mcts-{players}p (or mcts:evaluator=value)")
-    assert make_bot("mcts-3p", evaluator="heuristic").table_error(2, "colored").startswith("mcts-3p is made for 3")
+    assert make_bot("mcts-3p", evaluator="heuristic", prior="none").table_error(2, "colored").startswith(
+        "mcts-3p is made for 3")
     # the heuristic presets read no model: weights tuned at a count, played at every table
     assert all(make_bot(k).table_error(p, "colored") is None for k in ("heuristic-3p", "heuristic-4p") for p in (2, 3, 4))
 
@@ -269,8 +279,8 @@ def test_an_intervention_keeps_its_base_bots_table_and_models():
 
 
 def test_a_game_cutoff_pins_no_model():
-    assert make_bot("mcts-2p", cutoff="game").models(2) == ()
-    assert make_bot("mcts-2p").models(2) == ("value-2p",)
+    assert make_bot("mcts-2p", cutoff="game", prior="none").models(2) == ()
+    assert make_bot("mcts-2p").models(2) == ("value-2p-prior",)
 
 
 def test_play_and_analyze_refuse_a_preset_made_for_another_table():

@@ -110,7 +110,8 @@ def test_a_preset_pins_its_shipped_tables(tmp_path):
     path = tmp_path / "preset.yaml"
     path.write_text(yaml.safe_dump({"name": "p", "deals": 2, "bots": ["greedy", "mcts-2p:iterations=10"]}))
     pins = load_config(path).with_models().model_pins()
-    assert pins == {"mcts-2p(iterations=10)": [{"model": "value-2p", "sha256": _sha(MODELS / "value-2p.azv")}]}
+    assert pins == {"mcts-2p(iterations=10)": [{"model": "value-2p-prior",
+                                                "sha256": _sha(MODELS / "value-2p-prior.azv")}]}
 
 
 def test_an_sprt_resumed_with_another_model_is_refused(tmp_path, monkeypatch):

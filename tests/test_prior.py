@@ -95,13 +95,19 @@ def test_fit_recovers_planted_weights_from_moves_played_and_beats_them_on_no_oth
     assert np.array_equal(fit(played), w)  # deterministic
 
 
-def test_the_shipped_prior_model_holds_the_value_and_a_policy_section():
-    data = model_bytes("value-2p-prior")
-    container = unpack(data, "value-2p-prior")
-    assert pack(container.value) == model_bytes("value-2p")  # value-2p's tables, unchanged
-    prior = PolicyPrior.from_model(data, "value-2p-prior")
-    assert prior.players == 2 and prior.weights.shape == (len(FEATURES),)
-    assert PolicyPrior.from_model(model_bytes("value-2p")) is None
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_shipped_prior_models_hold_the_value_and_a_policy_section(players):
+    data = model_bytes(f"value-{players}p-prior")
+    container = unpack(data, f"value-{players}p-prior")
+    assert pack(container.value) == model_bytes(f"value-{players}p")  # the tables, unchanged
+    prior = PolicyPrior.from_model(data, f"value-{players}p-prior")
+    assert prior.players == players and prior.weights.shape == (len(FEATURES),)
+    assert PolicyPrior.from_model(model_bytes(f"value-{players}p")) is None
+    # the presets at 2 and 3 players search by PUCT with it; mcts-4p by UCT (its prior did not
+    # win at 0.05 s a move: docs/train.md, "The policy prior")
+    bot = bot_from_spec(f"mcts-{players}p", 1)
+    want = ("none", ("value-4p",)) if players == 4 else ("model", (f"value-{players}p-prior",))
+    assert (bot.prior, bot.models(players)) == want
 
 
 def test_a_damaged_policy_section_is_refused_by_name(tmp_path, monkeypatch):
@@ -127,6 +133,9 @@ def test_a_damaged_policy_section_is_refused_by_name(tmp_path, monkeypatch):
     ("mcts:puct=2", "puct=2.0 is read only with prior=model"),
     ("mcts-2p:prior=model,exploration=0.3", "exploration=0.3 is UCT's constant"),
     ("mcts:prior=model", "needs evaluator=value"),
+    ("mcts-3p:evaluator=heuristic", "needs evaluator=value and cutoff=round \\(or add prior=none\\)"),
+    ("mcts-2p:cutoff=game", "or add prior=none"),
+    ("mcts-3p:exploration=0.08", "or add prior=none to search by UCT"),
 ])
 def test_prior_parameters_that_would_do_nothing_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -134,9 +143,10 @@ def test_prior_parameters_that_would_do_nothing_are_refused(spec, message):
 
 
 def test_a_table_without_a_policy_says_so_before_playing():
-    bot = bot_from_spec("mcts-2p:prior=model", 1)
+    bot = bot_from_spec("mcts-2p:model=value-2p", 1)
     assert "holds no policy section" in bot.table_error(2, "colored")
-    assert bot_from_spec("mcts-2p:model=value-2p-prior,prior=model", 1).table_error(2, "colored") is None
+    assert bot_from_spec("mcts-2p", 1).table_error(2, "colored") is None
+    assert bot_from_spec("mcts-2p:model=value-2p,prior=none", 1).table_error(2, "colored") is None
 
 
 def test_puct_follows_the_prior_and_is_deterministic():

@@ -81,9 +81,9 @@ def test_the_mcts_preset_is_mcts_with_tuned_constants():
     assert bot_parameters("mcts")["prune"].default != PRESETS["mcts-2p"]["prune"]
     bot = bot_from_spec("mcts-2p:iterations=60", seed=3)
     assert isinstance(bot, MCTSBot) and bot.name == "mcts-2p(iterations=60)"
-    assert (bot.evaluator, bot.exploration, bot.prune, bot.value_scale) == ("value", 0.7, "floor", 8.0)
-    assert bot_from_spec("mcts-2p:iterations=60,exploration=0.5", seed=3).name == \
-        "mcts-2p(iterations=60, exploration=0.5)"
+    assert (bot.evaluator, bot.prior, bot.puct, bot.prune, bot.model) == ("value", "model", 1.0, "floor",
+                                                                          "value-2p-prior")
+    assert bot_from_spec("mcts-2p:iterations=60,puct=0.5", seed=3).name == "mcts-2p(iterations=60, puct=0.5)"
     assert pickle.loads(pickle.dumps(bot)).name == bot.name  # travels to Ray workers by its class
     same = make_bot("mcts", seed=3, iterations=60, **PRESETS["mcts-2p"])
     state = new_game(2, "colored", seed=4)
