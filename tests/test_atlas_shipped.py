@@ -1,8 +1,8 @@
 """The shipped atlas (docs/atlas/atlas.json, its atlas.html, docs/atlas.md) is what its JSON makes,
 of today's claims file, read by today's shipped models; and the command that publishes it works.
 
-When the bots' models change, the digest test fails: run the command at the head of docs/atlas.md
-again and commit what it writes.
+When the bots' models change, or a preset reads another model, the pin tests fail: run the
+command at the head of docs/atlas.md again and commit what it writes.
 """
 from __future__ import annotations
 
@@ -53,11 +53,28 @@ def test_the_committed_pages_are_what_the_json_makes(shipped):
 def test_the_atlas_was_played_by_todays_shipped_models(shipped):
     pinned = {(pin["model"], pin["sha256"]) for claim in shipped["claims"]
               for pins in claim["models"].values() for pin in pins}
-    assert {model for model, _ in pinned} >= {"value-2p", "value-3p", "value-4p"}
+    assert {model for model, _ in pinned} >= {"value-2p-prior", "value-3p-prior", "value-4p"}
     for model, digest in pinned:
         assert hashlib.sha256(model_bytes(model)).hexdigest() == digest, (
             f"{model}: the shipped atlas was played with another {model}; rerun the command at the head of "
             f"docs/{PAGE}")
+
+
+def test_the_atlas_was_played_by_the_models_todays_presets_read(shipped):
+    """A preset that changes its model (mcts-2p took value-2p-prior) changes what the atlas rests
+    on even when every model it pinned is as it was."""
+    import re
+
+    from bots import make_bot
+
+    for claim in shipped["claims"]:
+        for bot, pins in claim["models"].items():
+            preset = re.match(r"mcts-([234])p", bot)
+            if preset:
+                players = int(preset.group(1))
+                assert tuple(pin["model"] for pin in pins) == make_bot(f"mcts-{players}p").models(players), (
+                    f"{claim['id']}, {bot}: the shipped atlas was played with other models than mcts-{players}p "
+                    f"reads today; rerun the command at the head of docs/{PAGE}")
 
 
 def test_azul_atlas_publish_writes_the_pages_of_a_finished_atlas_and_checks_its_folder_first(tmp_path):
