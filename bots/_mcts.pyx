@@ -25,18 +25,20 @@ from engine._core cimport (Core, State, Board, Rng, DRAFT, TILING, REFILL, OVER,
                            rng_below, dest_mask, check_move, MAX_MOVES)
 from bots._policies cimport Weights, greedy_move, heuristic_move, default_weights, keep_allowed
 from bots._evaluators cimport Evaluator, result_values
-from bots._prior cimport NFEATURES, prior_of
+from bots._prior cimport NFEATURES, prior_of, prior_move
 
 cdef enum:
     ROLLOUT_RANDOM = 0
     ROLLOUT_GREEDY = 1
     ROLLOUT_HEURISTIC = 2
+    ROLLOUT_PRIOR = 3
     MAX_DEPTH = 256          # plies inside one round: at most ~40 drafts plus 20 tilings
     FIRST_CAPACITY = 1 << 16
     TIME_CHECK = 64          # iterations between clock reads under a time budget
     TABLE = 4096             # visit counts below this take 1/n and 1/sqrt(n) from tables
 
-ROLLOUTS = {"random": ROLLOUT_RANDOM, "greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC}
+ROLLOUTS = {"random": ROLLOUT_RANDOM, "greedy": ROLLOUT_GREEDY, "heuristic": ROLLOUT_HEURISTIC,
+            "prior": ROLLOUT_PRIOR}
 CUTOFFS = {"round": 0, "game": 1}
 PRUNES = {"none": 0, "floor": 1}
 
@@ -101,9 +103,10 @@ cdef uint64_t state_hash(const State* s) noexcept nogil:
 
 
 cdef struct Rollout:
-    int policy               # ROLLOUT_RANDOM, ROLLOUT_GREEDY or ROLLOUT_HEURISTIC
+    int policy               # ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_HEURISTIC or ROLLOUT_PRIOR
     bint to_game_end         # cutoff "game": deal the next rounds and play on
     Weights weights          # the heuristic policy's
+    double prior_w[NFEATURES]   # the prior policy's weights (the search's prior)
 
 
 cdef void roll_out(State* s, const Rollout* r, Rng* rng) noexcept nogil:
@@ -120,6 +123,8 @@ cdef void roll_out(State* s, const Rollout* r, Rng* rng) noexcept nogil:
             code = random_move(s, rng)
         elif r.policy == ROLLOUT_GREEDY:
             code = greedy_move(s, rng)
+        elif r.policy == ROLLOUT_PRIOR:
+            code = prior_move(s, rng, r.prior_w)
         else:
             code = heuristic_move(s, rng, &r.weights)
         apply_move(s, code)
@@ -208,7 +213,8 @@ cdef class Search:
         ``prior``: the policy prior's weights (bots/prior.py, one a feature): every node then
         selects by PUCT, mean + puct * P * sqrt(visits) / (1 + child visits), P the move's prior,
         an unvisited child's mean that of its visited siblings (0.5 before any), the root's bias
-        (with root_bias) added to its children's means. None: UCT, exactly as without it."""
+        (with root_bias) added to its children's means. None: UCT, exactly as without it. The
+        rollout policy "prior" plays the prior's most likely draft (it needs ``prior``)."""
         cdef Core core = state._core
         if core.s.phase != DRAFT and core.s.phase != TILING:
             raise ValueError("mcts: no move to search: the position is not in a draft or tiling phase")
@@ -223,7 +229,10 @@ cdef class Search:
                 raise ValueError(f"mcts: the prior has {NFEATURES} weights, not {len(prior)}")
             for k in range(NFEATURES):
                 self.prior_w[k] = prior[k]
+                self.rollout.prior_w[k] = prior[k]
             self.puct = puct
+        elif rollout == "prior":
+            raise ValueError("mcts: rollout 'prior' plays the policy prior's moves: give the prior's weights")
         if self.biased:
             memset(self.root_bias, 0, sizeof(self.root_bias))
             for code, bias in root_bias.items():
@@ -504,6 +513,8 @@ def playout_points(state, int code, int playouts, seed, str rollout="greedy"):
         raise ValueError(f"playout_points: move code {code} is not legal here")
     if playouts < 1:
         raise ValueError(f"playout_points: playouts must be at least 1, not {playouts}")
+    if rollout == "prior":
+        raise ValueError("playout_points: rollout 'prior' needs a search's prior; use greedy, heuristic or random")
     r.policy = ROLLOUTS[rollout]
     r.to_game_end = 1
     default_weights(&r.weights)

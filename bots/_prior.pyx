@@ -17,9 +17,9 @@ move's features are all 0 (the prior is uniform over a gray wall's tiling choice
 """
 from libc.math cimport exp
 
-from engine._core cimport (Core, State, Board, CENTRE, FLOOR, NO_SEAT, DRAFT, TILING, TILING_BASE, MAX_MOVES,
-                           POPCOUNT, gen_moves, colour_column)
-from bots._policies cimport draft_values
+from engine._core cimport (Core, State, Board, Rng, CENTRE, FLOOR, NO_SEAT, DRAFT, TILING, TILING_BASE, MAX_MOVES,
+                           POPCOUNT, gen_moves, colour_column, rng_below)
+from bots._policies cimport draft_values, greedy_move
 
 import numpy as np
 
@@ -72,24 +72,53 @@ cdef void move_features(const State* s, const int* moves, int n, float* out) noe
             f[13] = b.line_count[d] > 0
 
 
-cdef void prior_of(const State* s, const int* moves, int n, const double* weights, double* out) noexcept nogil:
-    """The prior of each of ``moves[:n]``: softmax over them of weights . features (sums to 1)."""
+cdef void move_scores(const State* s, const int* moves, int n, const double* weights, double* out) noexcept nogil:
+    """weights . features of each of ``moves[:n]``: the prior's scores before its softmax."""
     cdef float feats[MAX_MOVES * NFEATURES]
     cdef int i, k
-    cdef double top = -1e300, total = 0, score
+    cdef double score
     move_features(s, moves, n, feats)
     for i in range(n):
         score = 0
         for k in range(NFEATURES):
             score += weights[k] * feats[i * NFEATURES + k]
         out[i] = score
-        if score > top:
-            top = score
+
+
+cdef void prior_of(const State* s, const int* moves, int n, const double* weights, double* out) noexcept nogil:
+    """The prior of each of ``moves[:n]``: softmax over them of weights . features (sums to 1)."""
+    cdef int i
+    cdef double top = -1e300, total = 0
+    move_scores(s, moves, n, weights, out)
+    for i in range(n):
+        if out[i] > top:
+            top = out[i]
     for i in range(n):
         out[i] = exp(out[i] - top)
         total += out[i]
     for i in range(n):
         out[i] /= total
+
+
+cdef int prior_move(const State* s, Rng* rng, const double* weights) noexcept nogil:
+    """MCTS's rollout policy "prior": in the draft phase the prior's most likely move (ties
+    uniformly at random); in the tiling phase, where the prior is uniform, greedy's move."""
+    cdef int moves[MAX_MOVES]
+    cdef double scores[MAX_MOVES]
+    cdef int n, i, choice = -1, ties = 0
+    cdef double best = -1e300
+    if s.phase != DRAFT:
+        return greedy_move(s, rng)
+    n = gen_moves(s, moves)
+    move_scores(s, moves, n, weights, scores)
+    for i in range(n):
+        if scores[i] > best:
+            best, choice, ties = scores[i], moves[i], 1
+        elif scores[i] == best:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                choice = moves[i]
+    return choice
 
 
 def features(state):
@@ -124,3 +153,20 @@ def prior(state, weights):
     n = gen_moves(&core.s, moves)
     prior_of(&core.s, moves, n, w, out)
     return {moves[i]: out[i] for i in range(n)}
+
+
+def rollout_move(state, weights, seed=0):
+    """The move code MCTS's rollout policy "prior" plays from a GameState's position under
+    ``weights`` (ties drawn from ``seed``)."""
+    cdef Core core = state._core
+    cdef double w[NFEATURES]
+    cdef Rng rng
+    cdef int k
+    if len(weights) != NFEATURES:
+        raise ValueError(f"rollout_move: {NFEATURES} weights, not {len(weights)}")
+    if core.s.phase != DRAFT and core.s.phase != TILING:
+        raise ValueError(f"rollout_move: no move to play in this phase")
+    for k in range(NFEATURES):
+        w[k] = weights[k]
+    rng.s = <unsigned long long>(int(seed) & 0xFFFFFFFFFFFFFFFF) | 1
+    return prior_move(&core.s, &rng, w)

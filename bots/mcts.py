@@ -39,8 +39,9 @@ class MCTSBot(Bot):
             0.001, 3600.0)] = None,
         exploration: Annotated[float, Param(
             "the UCT constant c in mean + c * sqrt(ln N / n)", 0.0, 10.0)] = 0.7,
-        rollout: Annotated[Literal["random", "greedy", "heuristic"], Param(
-            "the policy that plays on from a leaf")] = "greedy",
+        rollout: Annotated[Literal["random", "greedy", "heuristic", "prior"], Param(
+            "the policy that plays on from a leaf (prior: the policy prior's most likely draft; "
+            "needs prior=model)")] = "greedy",
         cutoff: Annotated[Literal["round", "game"], Param(
             "round: stop each rollout at the round's end and value it with the evaluator; "
             "game: deal the next rounds with the bot's generator and play on")] = "round",
@@ -113,6 +114,9 @@ class MCTSBot(Bot):
         if params["prior"] == "model" and (params["evaluator"] != "value" or params["cutoff"] != "round"):
             return ("prior=model reads the policy section of the value model's file: it needs "
                     "evaluator=value and cutoff=round" + (" (or add prior=none)" if preset_prior else ""))
+        if params["rollout"] == "prior" and params["prior"] != "model":
+            return ("rollout=prior plays the policy prior's most likely draft, read from the model's "
+                    "policy section with prior=model: add prior=model, or choose another rollout")
         for name in (p.name for p in declared(cls)):
             value = params[name]
             if value == defaults[name]:

@@ -75,6 +75,21 @@ def synthetic(weights, count: int, seed: int, soft: bool):
     return out
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_prior_rollout_plays_the_draft_the_prior_scores_highest(players):
+    weights = np.random.default_rng(players).standard_normal(len(FEATURES))
+    drafts = 0
+    for i, state in enumerate(positions(players, "gray" if players == 3 else "colored", 2, 20 + players)):
+        code = _prior.rollout_move(state, weights, seed=i)
+        assert code in {m.code for m in state.legal_moves()}
+        if state.phase == "draft":
+            codes, features = reference_features(state)
+            scores = features.astype(np.float64) @ weights
+            assert scores[codes.index(code)] == pytest.approx(scores.max())
+            drafts += 1
+    assert drafts > 50
+
+
 def test_a_training_step_moves_the_prior_towards_hand_made_visit_distributions():
     planted = np.linspace(-1, 1, len(FEATURES))
     visits = synthetic(planted, 200, 3, soft=True)  # the search's visit shares, as targets
@@ -136,6 +151,8 @@ def test_a_damaged_policy_section_is_refused_by_name(tmp_path, monkeypatch):
     ("mcts-3p:evaluator=heuristic", "needs evaluator=value and cutoff=round \\(or add prior=none\\)"),
     ("mcts-2p:cutoff=game", "or add prior=none"),
     ("mcts-3p:exploration=0.08", "or add prior=none to search by UCT"),
+    ("mcts:evaluator=value,rollout=prior", "rollout=prior plays the policy prior's most likely draft"),
+    ("mcts-2p:prior=none,rollout=prior", "add prior=model, or choose another rollout"),
 ])
 def test_prior_parameters_that_would_do_nothing_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -162,3 +179,10 @@ def test_puct_follows_the_prior_and_is_deterministic():
     assert unvisited  # PUCT leaves unlikely moves alone (UCT tries every child once)
     assert max(prior[c] for c in unvisited) < max(prior.values())
     assert bot_from_spec(spec, 5).act(GameState.from_json(state.to_json())) in state.legal_moves()
+
+
+def test_the_prior_rollout_is_deterministic_and_changes_what_the_search_sees():
+    state = new_game(players=2, seed=8)
+    first = bot_from_spec("mcts-2p:rollout=prior,iterations=300", 5).analyze(state)
+    assert first == bot_from_spec("mcts-2p:rollout=prior,iterations=300", 5).analyze(state)
+    assert first != bot_from_spec("mcts-2p:iterations=300", 5).analyze(state)
