@@ -270,23 +270,23 @@ class MCTSBot(Bot):
 
 # ---------------------------------------------------------------- presets
 # The strongest MCTS per player count, each a bot type of its own (``mcts-2p:iterations=1000``),
-# each the learned value of its table (evaluator=value: the n-tuple tables of value-Np).
-# mcts-2p and mcts-3p search by PUCT with the policy prior fitted on the moves the preset before
-# played (prior=model: the policy section of value-Np-prior, whose value section is value-Np's
-# bytes; issue 46, docs/train.md "The policy prior"), PUCT's constant chosen at 1,000 iterations
-# at 2 players and at 0.05 s a move at 3; checked at 0.05 s a move by SPRT at 2 players and by a
-# Plackett-Luce league at 3. mcts-4p searches by UCT at the exploration ``azul tune`` found for
-# it at 5,000 iterations (configs/tunes/mcts-value-4p-5000.yaml, docs/tune.md "Tuned values";
-# 0.04046 before 2026-12-04): its prior (value-4p-prior) won at equal iterations but not at 0.05 s
-# a move. The presets before (2026-12-07), written out in full: mcts-2p
-# ``mcts:evaluator=value,prune=floor``, mcts-3p ``mcts:evaluator=value,exploration=0.07767`` (each
-# value-Np the default model; mcts-2p's floor pruning: docs/train.md "The presets and the goals").
+# each the learned value of its table (evaluator=value: the n-tuple tables of value-Np) searched
+# by PUCT with the policy prior fitted on the moves the preset before played (prior=model: the
+# policy section of value-Np-prior, whose value section is value-Np's bytes; issue 46,
+# docs/train.md "The policy prior"). PUCT's constant was chosen at 1,000 iterations at 2 players
+# (where 0.05 s a move agreed: examples/prior-puct-time-2p.yaml) and at 0.05 s a move at 3 and 4;
+# each preset was checked at 0.05 s a move against the one before, by SPRT at 2 players and by
+# Plackett-Luce leagues at 3 and 4. The presets before, written out in full: mcts-2p
+# ``mcts:evaluator=value,prune=floor``, mcts-3p ``mcts:evaluator=value,exploration=0.07767``
+# (until 2026-12-07), mcts-4p ``mcts:evaluator=value,exploration=0.08777`` (until 2026-12-08; the
+# exploration ``azul tune`` found at 5,000 iterations, configs/tunes/mcts-value-4p-5000.yaml), each
+# value-Np the default model; mcts-2p's floor pruning: docs/train.md "The presets and the goals".
 # Before the learned value, mcts-2p was ``mcts:exploration=0.1458,value_scale=2.598``
 # (configs/tunes/mcts-2p.yaml). MCTS's own defaults do not change.
 PRESETS: dict[str, dict[str, float | str]] = {
     "mcts-2p": {"evaluator": "value", "prune": "floor", "model": "value-2p-prior", "prior": "model"},
     "mcts-3p": {"evaluator": "value", "model": "value-3p-prior", "prior": "model", "puct": 0.5},
-    "mcts-4p": {"evaluator": "value", "exploration": 0.08777},
+    "mcts-4p": {"evaluator": "value", "model": "value-4p-prior", "prior": "model", "puct": 0.25},
 }
 
 # A preset is made for the player count its name says (its model and its search settings were

@@ -118,11 +118,9 @@ def test_the_shipped_prior_models_hold_the_value_and_a_policy_section(players):
     prior = PolicyPrior.from_model(data, f"value-{players}p-prior")
     assert prior.players == players and prior.weights.shape == (len(FEATURES),)
     assert PolicyPrior.from_model(model_bytes(f"value-{players}p")) is None
-    # the presets at 2 and 3 players search by PUCT with it; mcts-4p by UCT (its prior did not
-    # win at 0.05 s a move: docs/train.md, "The policy prior")
+    # each preset searches by PUCT with it (docs/train.md, "The policy prior")
     bot = bot_from_spec(f"mcts-{players}p", 1)
-    want = ("none", ("value-4p",)) if players == 4 else ("model", (f"value-{players}p-prior",))
-    assert (bot.prior, bot.models(players)) == want
+    assert (bot.prior, bot.models(players)) == ("model", (f"value-{players}p-prior",))
 
 
 def test_a_damaged_policy_section_is_refused_by_name(tmp_path, monkeypatch):
