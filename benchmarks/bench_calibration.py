@@ -12,10 +12,12 @@ With ``--run``, the rows are real: every ``--every``-th position before a move o
 game of the run (up to ``--limit`` games), valued for each seat as the review values a position
 (kinds/review_move.py: the analyser's choice after one search, then each seat's mean value over a
 search of the same budget through that move alone), each seat's outcome its share of first place
-(the results table's ranks); the games alternate between the fitted half and the checked half.
+(the results table's ranks); the games, in the order of their ids, alternate between the fitted
+half and the checked half.
 ``--save`` writes the fitted map, what it was fitted on (the analyser's spec and ``label``, the
-spec with the digests of the models it reads) and its check as the calibration file the review
-reads (the shipped ones: bots/models/calibration-Np.json; a test holds their labels to today's models).
+spec with the digests of the models it reads, and its ``settings``: every MCTS parameter written
+out, so that a preset's new constant shows too) and its check as the calibration file the review
+reads (the shipped ones: bots/models/calibration-Np.json; a test holds their labels and settings to today's presets).
 
 The games are ``analysis.calibration.synthetic_positions``: a true strength per seat and game,
 the outcome drawn once per game from their softmax (a tenth of the games sharing first place),
@@ -132,8 +134,9 @@ def main() -> None:
                        f"--every {args.every} --limit {args.limit} --save {args.save}")
             from kinds.review_move import Analyser
 
-            label = Analyser.for_table(players, args.analyser, calibrated=False).label(players)
-            Path(args.save).write_text(json.dumps({"analyser": args.analyser, "label": label,
+            analyser = Analyser.for_table(players, args.analyser, calibrated=False)
+            Path(args.save).write_text(json.dumps({"analyser": args.analyser, "label": analyser.label(players),
+                                                   "settings": analyser.settings(),
                                                    "players": players, "run": args.run,
                                                    "every": args.every, "command": command, **figures},
                                                   indent=1) + "\n")

@@ -100,6 +100,13 @@ class Analyser:
         digests = model_digests({name: model_bytes(name) for name in names})
         return self.spec + "".join(f" {name}@sha256:{digest[:16]}" for name, digest in digests)
 
+    def settings(self) -> dict:
+        """Every MCTS parameter of the analyser, written out: a preset's constants, which its spec
+        and its models' digests do not show (a calibration file keeps them beside its label)."""
+        from bots import bot_parameters
+
+        return {name: getattr(self.bot, name) for name in bot_parameters("mcts")}
+
     def choice(self, state: GameState, seed: int) -> tuple[Move, list[str]]:
         """The analyser's move and its principal variation (notation) after one search."""
         self.bot.seed = seed
@@ -174,10 +181,12 @@ def calibration_rows(run: RunStore, analyser: str, every: int, limit: int | None
                      key: str | None = None) -> tuple[int, dict[str, np.ndarray]]:
     """(players, rows) to fit and check a calibrated map on (analysis.calibration): every
     ``every``-th position before a move (counting the walk's deals too) of a run's recorded games
-    (the first ``limit``), each seat valued as a review values a position (the analyser's choice,
-    then each seat's mean value through it alone; ``analyser`` a spec, its map not read), its
-    outcome its share of first place; ``game`` numbers the games in the order read. The searches
-    are seeded from ``key`` (the run as its store names it, by default), the game and the walk's step."""
+    (the first ``limit`` by game id), each seat valued as a review values a position (the
+    analyser's choice, then each seat's mean value through it alone; ``analyser`` a spec, its map
+    not read), its outcome its share of first place; ``game`` numbers the games in the order of
+    their ids, so that the halves a caller splits by it are the same however the run's parts were
+    written (workers finish games in no fixed order). The searches are seeded from ``key`` (the
+    run as its store names it, by default), the game and the walk's step."""
     from records.read import read_table
     from tournament.replay import walk_games
 
@@ -188,9 +197,9 @@ def calibration_rows(run: RunStore, analyser: str, every: int, limit: int | None
     bot = None
     rows: dict[str, list] = {"game": [], "position": [], "value": [], "won": []}
     players, position = None, 0
-    for g, (gid, walk) in enumerate(walk_games(run)):
-        if g == limit:
-            break
+    numbers = {gid: g for g, gid in enumerate(sorted(ranks)[:limit])}
+    for gid, walk in walk_games(run, list(numbers)):
+        g = numbers[gid]
         firsts = [s for s, r in ranks[gid].items() if r == 1]
         for i, (_, _, _, _, state, _) in enumerate(walk):
             if state.phase not in ("draft", "tiling") or i % every:
@@ -204,4 +213,10 @@ def calibration_rows(run: RunStore, analyser: str, every: int, limit: int | None
                 rows["value"].append(value)
                 rows["won"].append(1 / len(firsts) if seat in firsts else 0.0)
             position += 1
-    return players, {k: np.array(v) for k, v in rows.items()}
+    out = {k: np.array(v) for k, v in rows.items()}
+    order = np.argsort(out["game"], kind="stable")   # by game id; a game's positions in play order
+    out = {k: v[order] for k, v in out.items()}
+    if len(order):
+        pos = out["position"]
+        out["position"] = np.cumsum(np.r_[0, pos[1:] != pos[:-1]])
+    return players, out
