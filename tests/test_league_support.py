@@ -191,6 +191,22 @@ def finished_in_parts(tmp: Path, name: str) -> Path:
     return Path(summary.run_dir)
 
 
+def walk_games_backwards(monkeypatch) -> None:
+    """Make ``tournament.replay.walk_games`` yield the same games with the last written first (as
+    if the workers had finished them in another order)."""
+    import importlib
+
+    replay = importlib.import_module("tournament.replay")   # (the package's ``replay`` is a function)
+    real = replay.walk_games
+
+    def backwards(store, game_ids=None):
+        ids = [gid for gid, _ in real(store, game_ids)]
+        for gid in reversed(ids):
+            yield from real(store, [gid])
+
+    monkeypatch.setattr(replay, "walk_games", backwards)
+
+
 def subprocess_env() -> dict:
     """The environment for a league in a subprocess: the project and this folder importable."""
     env = dict(os.environ)

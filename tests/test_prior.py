@@ -189,14 +189,11 @@ def test_the_prior_rollout_is_deterministic_and_changes_what_the_search_sees():
 def test_the_games_of_played_positions_are_numbered_by_id_whatever_order_they_were_written(tmp_path, monkeypatch):
     """bench_prior fits the even games and checks the odd ones: which game is which must not
     depend on the order workers finished the games (the order the run's parts are read)."""
-    import importlib
-
     from learn.policy import played_positions
-    from test_league_support import league
+    from test_league_support import league, walk_games_backwards
     from tournament.config import parse_config
     from tournament.runner import run_league
 
-    replay = importlib.import_module("tournament.replay")   # (the package's ``replay`` is a function)
     run = run_league(parse_config(league(tmp_path, ["greedy", "heuristic"], name="order", deals=3, seed=5)),
                      progress=False).run_dir
 
@@ -205,13 +202,6 @@ def test_the_games_of_played_positions_are_numbered_by_id_whatever_order_they_we
                       for g, (features, target) in played_positions(run, every=3, limit=4))
 
     first = seen()
-    real = replay.walk_games
-
-    def backwards(store, game_ids=None):   # the same games, the last written first
-        ids = [gid for gid, _ in real(store, game_ids)]
-        for gid in reversed(ids):
-            yield from real(store, [gid])
-
-    monkeypatch.setattr(replay, "walk_games", backwards)
+    walk_games_backwards(monkeypatch)
     assert {g for g, _, _ in first} == {0, 1, 2, 3}
     assert seen() == first

@@ -249,20 +249,12 @@ def test_a_map_fitted_on_some_recorded_games_holds_on_others(tmp_path):
 def test_the_calibration_rows_do_not_depend_on_the_order_the_games_were_written(tmp_path, monkeypatch):
     """Workers finish games in no fixed order, so a run's parts do not say which half a game is
     in: the rows (and so the fitted and checked halves) follow the games' ids."""
-    import importlib
+    from test_league_support import walk_games_backwards
 
-    replay = importlib.import_module("tournament.replay")   # (the package's ``replay`` is a function)
     config = league(tmp_path, ["greedy", "heuristic"], name="order", deals=4, seed=12)
     run = open_store(run_league(parse_config(config), progress=False).run_dir)
     first = calibration_rows(run, "mcts-2p:iterations=20", 5, limit=5, key="order")[1]
-    real = replay.walk_games
-
-    def backwards(store, game_ids=None):   # the same games, the last written first
-        ids = [gid for gid, _ in real(store, game_ids)]
-        for gid in reversed(ids):
-            yield from real(store, [gid])
-
-    monkeypatch.setattr(replay, "walk_games", backwards)
+    walk_games_backwards(monkeypatch)
     second = calibration_rows(run, "mcts-2p:iterations=20", 5, limit=5, key="order")[1]
     assert len(np.unique(first["game"])) == 5
     for name in first:
