@@ -136,7 +136,7 @@ def main() -> None:
 
             analyser = Analyser.for_table(players, args.analyser, calibrated=False)
             Path(args.save).write_text(json.dumps({"analyser": args.analyser, "label": analyser.label(players),
-                                                   "settings": analyser.settings(),
+                                                   "settings": analyser.bot.parameters(),
                                                    "players": players, "run": args.run,
                                                    "every": args.every, "command": command, **figures},
                                                   indent=1) + "\n")

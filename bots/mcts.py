@@ -91,11 +91,14 @@ class MCTSBot(Bot):
         self._search = None
         self._evaluator = None
 
+    def parameters(self) -> dict:
+        """Every parameter's value by name, written out (a preset's constants too)."""
+        return {name: getattr(self, name) for name in bot_parameters("mcts")}
+
     @property
     def name(self) -> str:
-        values = {key: getattr(self, key) for key in bot_parameters("mcts")}
         shown = {"iterations": self.iterations, "seconds": self.seconds,
-                 **changed_parameters(self, values)}
+                 **changed_parameters(self, self.parameters())}
         if self.seconds is None:
             del shown["seconds"]
         else:
@@ -249,8 +252,7 @@ class MCTSBot(Bot):
             self._search = _mcts.Search(self.max_nodes)
         if self._evaluator is None:
             self._evaluator = _evaluators.make_evaluator(
-                self.evaluator, model_bytes=self._model,
-                **{name: getattr(self, name) for name in bot_parameters("mcts")})
+                self.evaluator, model_bytes=self._model, **self.parameters())
         if self._model is not None and self._evaluator.players != state.players:
             raise ValueError(f"mcts: model {self.model!r} values {self._evaluator.players}-player "
                              f"games, not {state.players}-player ones")

@@ -100,13 +100,6 @@ class Analyser:
         digests = model_digests({name: model_bytes(name) for name in names})
         return self.spec + "".join(f" {name}@sha256:{digest[:16]}" for name, digest in digests)
 
-    def settings(self) -> dict:
-        """Every MCTS parameter of the analyser, written out: a preset's constants, which its spec
-        and its models' digests do not show (a calibration file keeps them beside its label)."""
-        from bots import bot_parameters
-
-        return {name: getattr(self.bot, name) for name in bot_parameters("mcts")}
-
     def choice(self, state: GameState, seed: int) -> tuple[Move, list[str]]:
         """The analyser's move and its principal variation (notation) after one search."""
         self.bot.seed = seed

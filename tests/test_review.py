@@ -280,7 +280,7 @@ def test_the_shipped_maps_beat_the_squeezed_map_and_pass_their_check_at_3_and_4_
         analyser = Analyser.for_table(players, shipped["analyser"], calibrated=False)
         assert shipped["label"] == analyser.label(players)
         # and for its settings: a preset's new constant (its models the same) needs a new map too
-        assert shipped["settings"] == analyser.settings()
+        assert shipped["settings"] == analyser.bot.parameters()
 
 
 def test_every_move_of_a_game_walk_is_reviewed_once(recorded, analyser):
