@@ -177,11 +177,10 @@ def calibration_rows(run: RunStore, analyser: str, every: int, limit: int | None
     (the first ``limit`` by game id), each seat valued as a review values a position (the
     analyser's choice, then each seat's mean value through it alone; ``analyser`` a spec, its map
     not read), its outcome its share of first place; ``game`` numbers the games in the order of
-    their ids, so that the halves a caller splits by it are the same however the run's parts were
-    written (workers finish games in no fixed order). The searches are seeded from ``key`` (the
-    run as its store names it, by default), the game and the walk's step."""
+    their ids (tournament.replay.walk_numbered), the rows in that order. The searches are seeded
+    from ``key`` (the run as its store names it, by default), the game and the walk's step."""
     from records.read import read_table
-    from tournament.replay import walk_games
+    from tournament.replay import walk_numbered
 
     results = read_table(run, "results", ["game_id", "seat", "rank"]).to_pydict()
     ranks: dict[str, dict[int, int]] = {}
@@ -190,9 +189,7 @@ def calibration_rows(run: RunStore, analyser: str, every: int, limit: int | None
     bot = None
     rows: dict[str, list] = {"game": [], "position": [], "value": [], "won": []}
     players, position = None, 0
-    numbers = {gid: g for g, gid in enumerate(sorted(ranks)[:limit])}
-    for gid, walk in walk_games(run, list(numbers)):
-        g = numbers[gid]
+    for g, gid, walk in walk_numbered(run, ranks, limit):
         firsts = [s for s, r in ranks[gid].items() if r == 1]
         for i, (_, _, _, _, state, _) in enumerate(walk):
             if state.phase not in ("draft", "tiling") or i % every:

@@ -93,17 +93,15 @@ def played_positions(run, every: int = 1, limit: int | None = None, bots: set[st
         tuple[int, Position]]:
     """(game number, position) for the draft moves of a run's recorded games (every ``every``-th
     move, the first ``limit`` games by id; only the moves of ``bots`` when given): the features of
-    the legal moves before each, the target one-hot on the move played. The games are numbered in
-    the order of their ids, so that halves split by number are the same however the run's parts
-    were written (workers finish games in no fixed order); they come in the order read."""
+    the legal moves before each, the target one-hot on the move played; the games numbered in the
+    order of their ids (tournament.replay.walk_numbered), so that halves split by number do not
+    depend on the order the workers finished them."""
     from records.read import read_table
-    from tournament.replay import walk_games
+    from tournament.replay import walk_numbered
 
     results = read_table(run, "results", ["game_id", "seat", "bot"]).to_pydict()
     names = {(g, s): b for g, s, b in zip(results["game_id"], results["seat"], results["bot"])}
-    numbers = {gid: g for g, gid in enumerate(sorted(set(results["game_id"]))[:limit])}
-    for gid, walk in walk_games(run, list(numbers)):
-        g = numbers[gid]
+    for g, gid, walk in walk_numbered(run, results["game_id"], limit):
         before = None
         for i, (_, _, seat, move, state, _) in enumerate(walk):
             if (move is not None and before is not None and i % every == 0
