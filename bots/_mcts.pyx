@@ -106,7 +106,7 @@ cdef struct Rollout:
     int policy               # ROLLOUT_RANDOM, ROLLOUT_GREEDY, ROLLOUT_HEURISTIC or ROLLOUT_PRIOR
     bint to_game_end         # cutoff "game": deal the next rounds and play on
     Weights weights          # the heuristic policy's
-    double prior_w[NFEATURES]   # the prior policy's weights (the search's prior)
+    double prior_w[NFEATURES]   # the policy prior's weights (with prior): PUCT's and the prior policy's
 
 
 cdef void roll_out(State* s, const Rollout* r, Rng* rng) noexcept nogil:
@@ -170,7 +170,6 @@ cdef class Search:
     cdef bint biased
     cdef double child_sum[MAX_MOVES][4]   # per root child (tree order): each seat's values summed (child_values)
     cdef bint use_prior      # PUCT with the policy prior (run's prior), else UCT
-    cdef double prior_w[NFEATURES]
     cdef double puct
     cdef public long long iterations_done
 
@@ -228,7 +227,6 @@ cdef class Search:
             if len(prior) != NFEATURES:
                 raise ValueError(f"mcts: the prior has {NFEATURES} weights, not {len(prior)}")
             for k in range(NFEATURES):
-                self.prior_w[k] = prior[k]
                 self.rollout.prior_w[k] = prior[k]
             self.puct = puct
         elif rollout == "prior":
@@ -343,7 +341,7 @@ cdef class Search:
             moves[i] = moves[j]
             moves[j] = t
         if self.use_prior:
-            prior_of(st, moves, n, self.prior_w, priors)
+            prior_of(st, moves, n, self.rollout.prior_w, priors)
         for i in range(n):
             ch = &self.nodes[first + i]
             ch.prior = priors[i] if self.use_prior else 0
